@@ -1,0 +1,184 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { addon } from '../../src/native/addon.js';
+import { PmiServer } from '../../src/pmi/index.js';
+import { sweepJobSegments } from '../../src/common/segment-names.js';
+import type { LaunchOptions } from './args.js';
+import { forwardLines } from './output.js';
+
+/** How long ranks get after SIGTERM before SIGKILL; a failed job must be down within 1 s. */
+const KILL_GRACE_MS = 500;
+
+interface Rank {
+  readonly rank: number;
+  readonly child: ChildProcess;
+  exited: boolean;
+  /** Resolves when the process has exited and its output is fully forwarded. */
+  readonly done: Promise<void>;
+}
+
+type Ending =
+  | { kind: 'failed'; message: string; exitCode: number }
+  | { kind: 'signal'; signal: NodeJS.Signals };
+
+/**
+ * One parallel job: a PMI server, N ranks, their output, and the rules for ending early.
+ * When a rank fails, aborts or the job times out, every other rank is stopped and the reason
+ * is printed; whatever ends the job, the job's shared segments are removed afterwards.
+ */
+export class Job {
+  readonly jobId = randomBytes(8).toString('hex');
+  private readonly server: PmiServer;
+  private readonly ranks: Rank[] = [];
+  private ending: Ending | null = null;
+  private listener: net.Server | null = null;
+  private socketPath: string | null = null;
+
+  constructor(private readonly options: LaunchOptions) {
+    this.server = new PmiServer({
+      size: options.nprocs,
+      kvsname: `tsmpi_${this.jobId}`,
+      onAbort: (rank, code, message) =>
+        this.fail(`rank ${rank} called MPI_Abort with exit code ${code}${message ? `: ${message}` : ''}`, code),
+      onProtocolError: (rank, message) => this.fail(`PMI protocol error from rank ${rank ?? '?'}: ${message}`, 1),
+    });
+  }
+
+  /** Runs the job to its end and returns the launcher's exit status. */
+  async run(): Promise<number> {
+    const { nprocs, timeoutSeconds } = this.options;
+    if (this.options.pmiPort) await this.listen();
+    const forward = (signal: NodeJS.Signals) => this.interrupt(signal);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    const timer = timeoutSeconds === null ? null : setTimeout(() =>
+      this.fail(`job timed out after ${timeoutSeconds} s; stopping ${this.alive().length} running rank(s)`, 124),
+      timeoutSeconds * 1000);
+    try {
+      for (let r = 0; r < nprocs && this.ending === null; r++) this.ranks.push(this.start(r));
+      await Promise.all(this.ranks.map((r) => r.done));
+    } finally {
+      if (timer) clearTimeout(timer);
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      this.server.close();
+      this.listener?.close();
+      if (this.socketPath) fs.rmSync(this.socketPath, { force: true });
+      sweepJobSegments(this.jobId);
+    }
+    const ending = this.ending as Ending | null;
+    if (ending === null) return 0;
+    if (ending.kind === 'signal') return 128 + (os.constants.signals[ending.signal] ?? 15);
+    return ending.exitCode;
+  }
+
+  private async listen(): Promise<void> {
+    this.socketPath = path.join(os.tmpdir(), `tsmpi-pmi-${this.jobId}-${randomBytes(8).toString('hex')}.sock`);
+    const server = net.createServer();
+    this.server.listen(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.socketPath!, () => resolve());
+    });
+    fs.chmodSync(this.socketPath, 0o600);
+    this.listener = server;
+  }
+
+  private start(rank: number): Rank {
+    const { nprocs, command, args, exports, tagOutput } = this.options;
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const [k, v] of exports) env[k] = v;
+    env.TSMPI_JOBID = this.jobId;
+    env.PMI_RANK = String(rank);
+    env.PMI_SIZE = String(nprocs);
+    delete env.PMI_FD;
+    delete env.PMI_PORT;
+    delete env.PMI_ID;
+    const stdio: (number | 'inherit' | 'ignore' | 'pipe')[] = [rank === 0 ? 'inherit' : 'ignore', 'pipe', 'pipe'];
+    let childEnd = -1;
+    if (this.socketPath !== null) {
+      env.PMI_PORT = this.socketPath;
+      env.PMI_ID = String(rank);
+    } else {
+      const [parentEnd, theirs] = addon.socketpair();
+      childEnd = theirs;
+      this.server.attach(new net.Socket({ fd: parentEnd, readable: true, writable: true }), rank);
+      stdio.push(childEnd);
+      env.PMI_FD = '3';
+    }
+    // Own process group, so a terminal's Ctrl-C reaches ranks only through us, exactly once.
+    const child = spawn(command, args, { env, stdio, detached: true });
+    if (childEnd >= 0) fs.closeSync(childEnd);
+    const prefix = tagOutput ? `[${rank}] ` : '';
+    const outputs = [forwardLines(child.stdout!, process.stdout, prefix), forwardLines(child.stderr!, process.stderr, prefix)];
+    const entry: Rank = {
+      rank,
+      child,
+      exited: false,
+      done: new Promise<void>((resolve) => {
+        child.on('error', (err) => {
+          entry.exited = true;
+          this.fail(`rank ${rank}: cannot start ${JSON.stringify(command)}: ${err.message}`, 127);
+          resolve();
+        });
+        child.on('exit', (code, signal) => {
+          entry.exited = true;
+          this.onExit(rank, child.pid ?? -1, code, signal);
+          void Promise.all(outputs).then(() => resolve());
+        });
+      }),
+    };
+    return entry;
+  }
+
+  private onExit(rank: number, pid: number, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.ending !== null) return;
+    if (signal !== null) {
+      this.fail(`rank ${rank} (pid ${pid}) was killed by signal ${signal}`, 128 + (os.constants.signals[signal] ?? 0));
+    } else if (code !== 0) {
+      this.fail(`rank ${rank} (pid ${pid}) exited with status ${code}`, code ?? 1);
+    } else if (this.server.isActive(rank)) {
+      this.fail(`rank ${rank} (pid ${pid}) exited with status 0 without calling MPI.Finalize`, 1);
+    }
+  }
+
+  private alive(): Rank[] {
+    return this.ranks.filter((r) => !r.exited);
+  }
+
+  private fail(message: string, exitCode: number): void {
+    if (this.ending !== null) return;
+    this.ending = { kind: 'failed', message, exitCode };
+    process.stderr.write(`tsmpiexec: ${message}\n`);
+    this.stopAll('SIGTERM');
+  }
+
+  private interrupt(signal: NodeJS.Signals): void {
+    if (this.ending === null) this.ending = { kind: 'signal', signal };
+    this.stopAll(signal);
+  }
+
+  private stopAll(signal: NodeJS.Signals): void {
+    for (const r of this.alive()) killGroup(r.child, signal);
+    setTimeout(() => {
+      for (const r of this.alive()) killGroup(r.child, 'SIGKILL');
+    }, KILL_GRACE_MS).unref();
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * Forwards a rank's output stream line by line, so lines of different ranks never interleave
+ * inside a line. A last line without a newline is written when the stream ends.
+ */
+export function forwardLines(from: Readable, to: Writable, prefix: string): Promise<void> {
+  from.setEncoding('utf8');
+  let pending = '';
+  from.on('data', (chunk: string) => {
+    const text = pending + chunk;
+    const end = text.lastIndexOf('\n');
+    if (end < 0) {
+      pending = text;
+      return;
+    }
+    pending = text.slice(end + 1);
+    const whole = text.slice(0, end + 1);
+    to.write(prefix === '' ? whole : prefixLines(whole, prefix));
+  });
+  return new Promise((resolve) => {
+    from.on('close', () => {
+      if (pending !== '') to.write(prefix === '' ? `${pending}\n` : prefixLines(`${pending}\n`, prefix));
+      pending = '';
+      resolve();
+    });
+  });
+}
+
+function prefixLines(text: string, prefix: string): string {
+  return prefix + text.slice(0, -1).split('\n').join(`\n${prefix}`) + '\n';
+}

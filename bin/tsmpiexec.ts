@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+import { declaredTunables } from '../src/common/config.js';
+import '../src/config-all.js';
+import { parseCommandLine, USAGE, UsageError } from './launcher/args.js';
+import { Job } from './launcher/job.js';
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCommandLine(process.argv.slice(2), process.env);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`tsmpiexec: ${e.message}\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.kind === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (parsed.kind === 'help-env') {
+    for (const t of declaredTunables()) {
+      process.stdout.write(`${t.name}\n    ${t.description}\n    default ${t.defaultText}; accepted ${t.rangeText} (${t.layer})\n`);
+    }
+    return 0;
+  }
+  return new Job(parsed.options).run();
+}
+
+main().then((status) => {
+  process.exitCode = status;
+}, (err: unknown) => {
+  process.stderr.write(`tsmpiexec: ${(err as Error).stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});

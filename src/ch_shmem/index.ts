@@ -1,0 +1,2 @@
+export { RankSegment } from './rank-segment.js';
+export { SHMEM_SEGMENT_BYTES } from './config.js';

@@ -1,0 +1,5 @@
+/**
+ * Loads every layer's tunable declarations, so that the registry in common/config.ts is
+ * complete for `tsmpiexec --help-env` and for the README table (scripts/env-table.mjs).
+ */
+import './ch_shmem/config.js';

@@ -1,0 +1,93 @@
+/**
+ * The contract between mpid and a channel device (tsmpi's btl.h).
+ *
+ * Selection: at Init every device is asked which world ranks it reaches; mpid binds each peer
+ * to one device (self for our own rank, ch_shmem for ranks on our node, ch_sci across SCI
+ * nodes) and never asks again on the message path.
+ *
+ * Progress: mpid calls `poll()` of every device in turn; a poll hands arriving packets to the
+ * PacketSink it was given at init and returns how many it handled. No poll blocks.
+ *
+ * Ownership: a packet's header words and payload bytes belong to the device and are valid
+ * only during `onPacket`; mpid copies what it keeps. Buffers passed to sendPacket are read
+ * before it returns. A rendezvous source buffer stays the caller's until PKT_FIN arrives.
+ */
+
+/** Result of a send attempt: sent, or no room now (retry after progress; order is the caller's). */
+export const SENT = 0;
+export const NO_ROOM = 1;
+export type SendResult = typeof SENT | typeof NO_ROOM;
+
+export interface DeviceLimits {
+  /** Largest payload an EAGER packet may carry; larger messages use rendezvous. */
+  readonly eagerMax: number;
+  /** Words of rendezvous descriptor the device writes after an RTS header (at most RNDV_DESC_WORDS). */
+  readonly rndvDescWords: number;
+}
+
+export const RNDV_DESC_WORDS = 8;
+
+/** Where a device delivers packets (implemented by mpid's protocol engine). */
+export interface PacketSink {
+  /**
+   * A packet arrived from world rank `peer`: header at `hdr[at .. at+HDR_WORDS)`, payload (EAGER
+   * data, or the RTS descriptor as words) at `payload[off .. off+len)`.
+   */
+  onPacket(peer: number, hdr: Int32Array, at: number, payload: Uint8Array, off: number, len: number): void;
+  /** A pipelined rendezvous receive finished moving all its bytes (push path). */
+  onPushComplete(rreqId: number): void;
+}
+
+export interface Device {
+  readonly name: string;
+  readonly limits: DeviceLimits;
+  init(sink: PacketSink): void;
+  reachable(worldRank: number): boolean;
+
+  /**
+   * Sends one packet; EAGER packets carry `payload[off .. off+len)`. NO_ROOM when the
+   * peer's ring or eager space is full: nothing was sent.
+   */
+  sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number): SendResult;
+
+  /** Handles arrivals on every peer of this device; never blocks. Returns packets handled. */
+  poll(): number;
+
+  /**
+   * Writes the descriptor that lets `peer` reach the bytes of a rendezvous send (ch_shmem: pid
+   * and address for a single copy) into desc[0 .. rndvDescWords).
+   */
+  describeSource(peer: number, source: Uint8Array, desc: Int32Array): void;
+
+  /**
+   * Single copy, when the device can: copies the sender's bytes named by `desc` into `dest`.
+   * Returns false when it cannot (then mpid uses CTS and the push path).
+   */
+  pull(peer: number, desc: Int32Array, dest: Uint8Array): boolean;
+
+  /**
+   * Push path, sender side: after the receiver's CTS, stream `source` to receive `rreqId` of
+   * `peer` through the device's bounce buffers; progresses inside poll(). `onDone` is not
+   * needed: the receiver sends PKT_FIN when everything arrived.
+   */
+  startPush(peer: number, source: Uint8Array, rreqId: number): void;
+
+  /** Push path, receiver side: expect `len` bytes from `peer` for rreqId into `dest`. */
+  expectPush(peer: number, rreqId: number, dest: Uint8Array): void;
+
+  /** Lets a blocked rank sleep until a peer of this device has something for it. */
+  readonly wake: WakeHandle | null;
+
+  finalize(): void;
+}
+
+/**
+ * The doorbell a rank sleeps on. Protocol: announce(); re-check all queues; sleep(); retract().
+ * A peer that publishes a packet rings the bell only when the owner announced sleep.
+ */
+export interface WakeHandle {
+  announce(): number;
+  sleep(seen: number, timeoutMs: number): void;
+  sleepAsync(seen: number, timeoutMs: number): Promise<unknown>;
+  retract(): void;
+}

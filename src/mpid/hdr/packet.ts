@@ -1,0 +1,79 @@
+/**
+ * The point-to-point packet header: 8 little-endian 32-bit words (32 bytes, the thesis's
+ * S_header), written by mpid into a scratch Int32Array and carried by every device.
+ *
+ *   word  name      meaning
+ *   0     (device)  reserved for the device: ch_shmem publishes its sequence number here, last
+ *   1     TYPE      bits 0-7 packet type (PKT_*), bits 8-15 flags (FLAG_*), bits 16-31 device use
+ *   2     CTX       context id of the communicator (matching)
+ *   3     SRC       sender's rank in that communicator (matching)
+ *   4     TAG       message tag (matching)
+ *   5     LEN       message length in bytes (the whole message, not this packet)
+ *   6     SREQ      sender's request handle: named in CTS, FIN, ACK and cancel packets
+ *   7     RREQ      receiver's request handle (CTS), or packet-specific data
+ *
+ * Packet types and who sends them:
+ *   PKT_EAGER     sender → receiver  message data travels with the packet (inline or device buffer)
+ *   PKT_RTS       sender → receiver  rendezvous request-to-send; the device adds a descriptor
+ *   PKT_CTS       receiver → sender  clear-to-send for SREQ, the receive is RREQ
+ *   PKT_FIN       either → either    rendezvous transfer of SREQ done
+ *   PKT_ACK       receiver → sender  a synchronous-mode send SREQ was matched
+ *   PKT_CANCEL    sender → receiver  try to withdraw SREQ (still unexpected there?)
+ *   PKT_CANCEL_OK receiver → sender  RREQ = 1 when SREQ was withdrawn, 0 when already matched
+ */
+export const HDR_WORDS = 8;
+export const HDR_BYTES = HDR_WORDS * 4;
+
+export const W_TYPE = 1;
+export const W_CTX = 2;
+export const W_SRC = 3;
+export const W_TAG = 4;
+export const W_LEN = 5;
+export const W_SREQ = 6;
+export const W_RREQ = 7;
+
+export const PKT_EAGER = 1;
+export const PKT_RTS = 2;
+export const PKT_CTS = 3;
+export const PKT_FIN = 4;
+export const PKT_ACK = 5;
+export const PKT_CANCEL = 6;
+export const PKT_CANCEL_OK = 7;
+export const PKT_TYPE_COUNT = 8;
+
+/** Synchronous mode: the receiver sends PKT_ACK when the message is matched. */
+export const FLAG_SYNC = 1 << 8;
+
+const TYPE_MASK = 0xff;
+const FLAGS_MASK = 0xff00;
+
+export function packetType(hdr: Int32Array, at: number): number {
+  return hdr[at + W_TYPE]! & TYPE_MASK;
+}
+
+export function packetFlags(hdr: Int32Array, at: number): number {
+  return hdr[at + W_TYPE]! & FLAGS_MASK;
+}
+
+/** Fills the matching part of a header; the caller sets SREQ/RREQ as the type needs. */
+export function writeHeader(hdr: Int32Array, type: number, flags: number, ctx: number, src: number,
+                            tag: number, len: number, sreq: number, rreq: number): void {
+  hdr[0] = 0;
+  hdr[W_TYPE] = type | flags;
+  hdr[W_CTX] = ctx;
+  hdr[W_SRC] = src;
+  hdr[W_TAG] = tag;
+  hdr[W_LEN] = len;
+  hdr[W_SREQ] = sreq;
+  hdr[W_RREQ] = rreq;
+}
+
+const NAMES = ['?', 'EAGER', 'RTS', 'CTS', 'FIN', 'ACK', 'CANCEL', 'CANCEL_OK'];
+
+/** For traces and test messages; never called on the message path. */
+export function describePacket(hdr: Int32Array, at = 0): string {
+  const type = packetType(hdr, at);
+  const flags = packetFlags(hdr, at) & FLAG_SYNC ? '+SYNC' : '';
+  return `${NAMES[type] ?? `type${type}`}${flags} ctx=${hdr[at + W_CTX]} src=${hdr[at + W_SRC]} tag=${hdr[at + W_TAG]} ` +
+    `len=${hdr[at + W_LEN]} sreq=${hdr[at + W_SREQ]} rreq=${hdr[at + W_RREQ]}`;
+}

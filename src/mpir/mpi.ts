@@ -1,0 +1,90 @@
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { Comm, Intracomm, selfCore, worldCore } from './comm.js';
+import { ErrorClass } from './error-classes.js';
+import { Errhandler } from './errhandler.js';
+import { MPIException } from './exception.js';
+import { abortJob } from './abort.js';
+import { runtime } from './runtime.js';
+
+const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');
+const COMM_SELF = new Intracomm('MPI_COMM_SELF');
+
+const THREAD_SINGLE = 0;
+const THREAD_FUNNELED = 1;
+const THREAD_SERIALIZED = 2;
+const THREAD_MULTIPLE = 3;
+
+/** Level provided: a rank is one JS thread, so MPI is callable from that thread only. */
+const THREAD_PROVIDED = THREAD_FUNNELED;
+
+function Init(): void {
+  const world = runtime.start('MPI.Init');
+  COMM_WORLD.bind(worldCore(world.rank, world.size));
+  COMM_SELF.bind(selfCore(world.rank));
+}
+
+function Init_thread(required: number = THREAD_MULTIPLE): number {
+  if (![THREAD_SINGLE, THREAD_FUNNELED, THREAD_SERIALIZED, THREAD_MULTIPLE].includes(required)) {
+    throw new MPIException(ErrorClass.ERR_ARG, `MPI.Init_thread: required level ${required} is not one of MPI.THREAD_SINGLE .. MPI.THREAD_MULTIPLE`);
+  }
+  Init();
+  return Math.min(required, THREAD_PROVIDED);
+}
+
+function Finalize(): void {
+  runtime.stop('MPI.Finalize');
+  COMM_WORLD.bind(null);
+  COMM_SELF.bind(null);
+}
+
+function Abort(comm: Comm = COMM_WORLD, errorcode = 0): never {
+  if (!(comm instanceof Comm)) {
+    return abortJob(errorcode, `application called MPI.Abort(<not a communicator>, ${errorcode})`);
+  }
+  return comm.Abort(errorcode);
+}
+
+function Get_processor_name(): string {
+  runtime.requireRunning('MPI.Get_processor_name');
+  return os.hostname();
+}
+
+/** Seconds since an arbitrary point in the past, from the monotonic high-resolution clock. */
+function Wtime(): number {
+  return performance.now() / 1000;
+}
+
+/** performance.now() is derived from a nanosecond clock and not coarsened in Node. */
+function Wtick(): number {
+  return 1e-9;
+}
+
+/** The public MPI namespace; names, argument order and defaults follow mpi4py. */
+export const MPI = {
+  Init,
+  Init_thread,
+  Finalize,
+  Is_initialized: (): boolean => runtime.phase !== 'before-init',
+  Is_finalized: (): boolean => runtime.phase === 'finalized',
+  Query_thread: (): number => THREAD_PROVIDED,
+  Is_thread_main: (): boolean => true,
+  Abort,
+  Get_processor_name,
+  Wtime,
+  Wtick,
+  COMM_WORLD,
+  COMM_SELF,
+  Comm,
+  Intracomm,
+  Exception: MPIException,
+  Errhandler,
+  ERRORS_ARE_FATAL: Errhandler.ERRORS_ARE_FATAL,
+  ERRORS_RETURN: Errhandler.ERRORS_RETURN,
+  ERRORS_ABORT: Errhandler.ERRORS_ABORT,
+  THREAD_SINGLE,
+  THREAD_FUNNELED,
+  THREAD_SERIALIZED,
+  THREAD_MULTIPLE,
+  ...ErrorClass,
+} as const;

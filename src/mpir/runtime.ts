@@ -1,0 +1,60 @@
+import { ConfigError, PmiError, BootstrapError, TsmpiError } from '../common/errors.js';
+import { World } from '../mpid/world.js';
+import { ErrorClass } from './error-classes.js';
+import { MPIException } from './exception.js';
+
+type Phase = 'before-init' | 'running' | 'finalized';
+
+/**
+ * The process-wide MPI state: one World between Init and Finalize. Every public call asks
+ * `requireRunning(call)` first, so a call out of phase names itself in the error.
+ */
+class Runtime {
+  phase: Phase = 'before-init';
+  private current: World | null = null;
+
+  requireRunning(call: string): World {
+    if (this.phase === 'running') return this.current!;
+    if (this.phase === 'before-init') {
+      throw new MPIException(ErrorClass.ERR_OTHER, `${call}: called before MPI.Init (call MPI.Init() first)`);
+    }
+    throw new MPIException(ErrorClass.ERR_OTHER, `${call}: called after MPI.Finalize`);
+  }
+
+  start(call: string): World {
+    if (this.phase === 'running') throw new MPIException(ErrorClass.ERR_OTHER, `${call}: MPI is already initialized`);
+    if (this.phase === 'finalized') throw new MPIException(ErrorClass.ERR_OTHER, `${call}: MPI cannot be initialized again after MPI.Finalize`);
+    try {
+      this.current = World.bootstrap();
+    } catch (e) {
+      throw toMPIException(call, e);
+    }
+    this.phase = 'running';
+    return this.current;
+  }
+
+  stop(call: string): void {
+    const world = this.requireRunning(call);
+    try {
+      world.finalize();
+    } catch (e) {
+      throw toMPIException(call, e);
+    } finally {
+      this.phase = 'finalized';
+      this.current = null;
+    }
+  }
+}
+
+export const runtime = new Runtime();
+
+/** The one place where internal errors become MPI error classes. */
+export function toMPIException(call: string, e: unknown): MPIException {
+  if (e instanceof MPIException) return e;
+  let errorClass: number = ErrorClass.ERR_INTERN;
+  if (e instanceof ConfigError) errorClass = ErrorClass.ERR_ARG;
+  else if (e instanceof PmiError || e instanceof BootstrapError) errorClass = ErrorClass.ERR_OTHER;
+  else if (e instanceof TsmpiError) errorClass = ErrorClass.ERR_OTHER;
+  const message = e instanceof Error ? e.message : String(e);
+  return new MPIException(errorClass, `${call}: ${message}`, { cause: e });
+}

@@ -1,0 +1,218 @@
+import createDebug from 'debug';
+import { PmiError } from '../common/errors.js';
+import { addon } from '../native/addon.js';
+import { FdLineChannel } from './transport.js';
+import { formatLine, parseLine, type PmiMessage } from './wire.js';
+
+const trace = createDebug('tsmpi:pmi');
+
+/** A synchronous line channel to the process manager (an fd, or a scripted one in tests). */
+export interface LineChannel {
+  send(line: string): void;
+  receive(): string;
+  close(): void;
+}
+
+export interface PmiMaxes {
+  readonly kvsnameMax: number;
+  readonly keylenMax: number;
+  readonly vallenMax: number;
+}
+
+/**
+ * PMI-1 client. Speaks the wire protocol to whoever started the process: tsmpiexec, MPICH's
+ * hydra (PMI_FD, or PMI_PORT + PMI_ID) or Slurm's pmi2 plugin (PMI-1 on PMI_FD). Every call
+ * is synchronous; a failed or malformed reply raises PmiError naming the command and quoting
+ * the reply.
+ */
+export class PmiClient {
+  private constructor(
+    private readonly channel: LineChannel,
+    readonly rank: number,
+    readonly size: number,
+    readonly maxes: PmiMaxes,
+    readonly kvsname: string,
+  ) {}
+
+  /**
+   * Connects as the environment says. Returns null when no process manager started us
+   * (no PMI_FD and no PMI_PORT): the caller runs as a singleton world of size 1.
+   */
+  static fromEnvironment(env: NodeJS.ProcessEnv = process.env): PmiClient | null {
+    if (env.PMI_FD !== undefined && env.PMI_FD !== '') {
+      const fd = parseIntField('PMI_FD', env.PMI_FD, 0);
+      const rank = parseIntField('PMI_RANK', env.PMI_RANK ?? '0', 0);
+      const size = parseIntField('PMI_SIZE', env.PMI_SIZE ?? '1', 1);
+      return PmiClient.handshake(new FdLineChannel(fd, `PMI_FD=${fd}`), rank, size);
+    }
+    if (env.PMI_PORT !== undefined && env.PMI_PORT !== '') {
+      const channel = new FdLineChannel(connectToPort(env.PMI_PORT), `PMI_PORT=${env.PMI_PORT}`);
+      const id = env.PMI_ID ?? env.PMI_RANK;
+      if (id === undefined) {
+        const rank = parseIntField('PMI_RANK', env.PMI_RANK ?? '0', 0);
+        const size = parseIntField('PMI_SIZE', env.PMI_SIZE ?? '1', 1);
+        return PmiClient.handshake(channel, rank, size);
+      }
+      const ack = PmiClient.initack(channel, parseIntField('PMI_ID', id, 0));
+      return PmiClient.handshake(channel, ack.rank, ack.size);
+    }
+    return null;
+  }
+
+  /** Runs init and get_maxes/get_my_kvsname over an open channel; used directly by tests. */
+  static handshake(channel: LineChannel, rank: number, size: number): PmiClient {
+    const init = exchange(channel, 'init', { pmi_version: 1, pmi_subversion: 1 }, 'response_to_init');
+    const version = init.fields.get('pmi_version');
+    if (version !== undefined && version !== '1') {
+      throw replyError('init', init, `server speaks PMI version ${version}, tsmpi speaks 1`);
+    }
+    const m = exchange(channel, 'get_maxes', {}, 'maxes');
+    const maxes: PmiMaxes = {
+      kvsnameMax: intField('get_maxes', m, 'kvsname_max'),
+      keylenMax: intField('get_maxes', m, 'keylen_max'),
+      vallenMax: intField('get_maxes', m, 'vallen_max'),
+    };
+    const k = exchange(channel, 'get_my_kvsname', {}, 'my_kvsname');
+    const kvsname = k.fields.get('kvsname');
+    if (!kvsname) throw replyError('get_my_kvsname', k, 'no kvsname in the reply');
+    if (rank < 0 || rank >= size) throw new PmiError(`PMI: rank ${rank} is outside the job size ${size}`);
+    trace('rank %d of %d, kvs %s, maxes %o', rank, size, kvsname, maxes);
+    return new PmiClient(channel, rank, size, maxes, kvsname);
+  }
+
+  /** PMI_PORT mode: identify with PMI_ID; the server answers initack and then `set` lines. */
+  private static initack(channel: LineChannel, id: number): { rank: number; size: number } {
+    channel.send(formatLine('initack', { pmiid: id }));
+    const ack = parseReply(channel, 'initack');
+    expectCmd('initack', ack, 'initack');
+    let rank = -1;
+    let size = -1;
+    for (let seen = 0; seen < 3; seen++) {
+      const set = parseReply(channel, 'initack');
+      expectCmd('initack', set, 'set');
+      if (set.fields.has('size')) size = intField('initack', set, 'size');
+      else if (set.fields.has('rank')) rank = intField('initack', set, 'rank');
+      else if (!set.fields.has('debug')) throw replyError('initack', set, 'expected set size=, rank= or debug=');
+    }
+    if (rank < 0 || size < 1) throw new PmiError(`PMI initack: server did not send both rank and size (rank ${rank}, size ${size})`);
+    return { rank, size };
+  }
+
+  getAppnum(): number {
+    return intField('get_appnum', exchange(this.channel, 'get_appnum', {}, 'appnum'), 'appnum');
+  }
+
+  /** The universe size; -1 when the process manager does not know it (hydra says -1). */
+  getUniverseSize(): number {
+    return intField('get_universe_size', exchange(this.channel, 'get_universe_size', {}, 'universe_size'), 'size');
+  }
+
+  put(key: string, value: string): void {
+    this.checkKeyValue(key, value);
+    exchange(this.channel, 'put', { kvsname: this.kvsname, key, value }, 'put_result');
+  }
+
+  /** The value under key, or undefined when the key does not exist (servers say rc != 0). */
+  get(key: string): string | undefined {
+    this.checkKeyValue(key, '');
+    this.channel.send(formatLine('get', { kvsname: this.kvsname, key }));
+    const reply = parseReply(this.channel, 'get');
+    expectCmd('get', reply, 'get_result');
+    const rc = reply.fields.get('rc');
+    if (rc !== undefined && rc !== '0') return undefined;
+    const value = reply.fields.get('value');
+    if (value === undefined) throw replyError('get', reply, 'rc=0 but no value');
+    return value;
+  }
+
+  /** Collective over the job; also the fence that makes every earlier put visible. */
+  barrier(): void {
+    exchange(this.channel, 'barrier_in', {}, 'barrier_out');
+  }
+
+  /** Asks the process manager to end the whole job; does not wait for a reply. */
+  abort(exitcode: number, message: string): void {
+    const oneLine = message.replace(/\s+/g, ' ').slice(0, 800);
+    this.channel.send(formatLine('abort', { exitcode, message: oneLine }));
+  }
+
+  finalize(): void {
+    exchange(this.channel, 'finalize', {}, 'finalize_ack');
+    this.channel.close();
+  }
+
+  private checkKeyValue(key: string, value: string): void {
+    if (key.length === 0 || key.length > this.maxes.keylenMax || /[\s=]/.test(key)) {
+      throw new PmiError(`PMI: key ${JSON.stringify(key)} must be 1..${this.maxes.keylenMax} characters without spaces or '='`);
+    }
+    if (value.length > this.maxes.vallenMax || /\s/.test(value)) {
+      throw new PmiError(`PMI: value for ${key} must be at most ${this.maxes.vallenMax} characters without spaces (got ${value.length})`);
+    }
+  }
+}
+
+function connectToPort(port: string): number {
+  if (port.startsWith('/')) return addon.connectUnix(port, 10_000);
+  const colon = port.lastIndexOf(':');
+  const portNumber = colon > 0 ? Number(port.slice(colon + 1)) : NaN;
+  if (!Number.isInteger(portNumber) || portNumber <= 0 || portNumber > 65535) {
+    throw new PmiError(`PMI_PORT=${JSON.stringify(port)} is not host:port or an absolute socket path`);
+  }
+  const host = port.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  try {
+    return addon.connectTcp(host, portNumber, 10_000);
+  } catch (e) {
+    throw new PmiError(`PMI: cannot connect to the process manager at PMI_PORT=${port}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+function parseReply(channel: LineChannel, command: string): PmiMessage {
+  const line = channel.receive();
+  trace('<- %s', line.trimEnd());
+  try {
+    return parseLine(line);
+  } catch (e) {
+    throw new PmiError(`PMI ${command}: malformed reply ${JSON.stringify(line)}`, { cause: e });
+  }
+}
+
+function exchange(channel: LineChannel, command: string, fields: Record<string, string | number>,
+                  expected: string): PmiMessage {
+  const line = formatLine(command, fields);
+  trace('-> %s', line.trimEnd());
+  channel.send(line);
+  const reply = parseReply(channel, command);
+  expectCmd(command, reply, expected);
+  const rc = reply.fields.get('rc');
+  if (rc !== undefined && rc !== '0') throw replyError(command, reply, `rc=${rc}`);
+  return reply;
+}
+
+function expectCmd(command: string, reply: PmiMessage, expected: string): void {
+  if (reply.cmd !== expected) throw replyError(command, reply, `expected cmd=${expected}`);
+}
+
+function intField(command: string, reply: PmiMessage, key: string): number {
+  const text = reply.fields.get(key);
+  const value = text === undefined ? NaN : Number(text);
+  if (!Number.isInteger(value)) throw replyError(command, reply, `${key} is missing or not an integer`);
+  return value;
+}
+
+function parseIntField(name: string, text: string, min: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < min) {
+    throw new PmiError(`${name}=${JSON.stringify(text)} in the environment is not an integer >= ${min}`);
+  }
+  return value;
+}
+
+function quote(reply: PmiMessage): string {
+  let text = `cmd=${reply.cmd}`;
+  for (const [k, v] of reply.fields) text += ` ${k}=${v}`;
+  return text;
+}
+
+function replyError(command: string, reply: PmiMessage, what: string): PmiError {
+  return new PmiError(`PMI ${command} failed: ${what}; the server replied '${quote(reply)}'`);
+}

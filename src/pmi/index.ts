@@ -1,0 +1,3 @@
+export { PmiClient, type LineChannel, type PmiMaxes } from './client.js';
+export { PmiServer, type PmiServerOptions } from './server.js';
+export { formatLine, parseLine, LineSplitter, PMI_MAXLINE, type PmiMessage } from './wire.js';

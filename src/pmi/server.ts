@@ -1,0 +1,154 @@
+import net from 'node:net';
+import createDebug from 'debug';
+import { formatLine, LineSplitter, parseLine, type PmiMessage } from './wire.js';
+
+const trace = createDebug('tsmpi:pmi');
+
+export interface PmiServerOptions {
+  readonly size: number;
+  readonly kvsname: string;
+  readonly appnum?: number;
+  readonly universeSize?: number;
+  /** A rank asked to end the job (MPI.Abort, or a fatal error). */
+  readonly onAbort: (rank: number, exitcode: number, message: string) => void;
+  /** A client broke the protocol; the job cannot go on. */
+  readonly onProtocolError: (rank: number | null, message: string) => void;
+}
+
+/** Maxes as hydra announces them; values must fit PMI_MAXLINE with command, kvsname and key. */
+const MAXES = { kvsname_max: 256, keylen_max: 64, vallen_max: 1024 } as const;
+
+interface Client {
+  rank: number | null;
+  readonly socket: net.Socket;
+  initialized: boolean;
+  finalized: boolean;
+}
+
+/**
+ * The PMI-1 server of tsmpiexec: one key-value space per job, a barrier that is also the KVS
+ * fence, and abort. Ranks reach it on an inherited socket (PMI_FD; the rank is known from the
+ * socket) or by connecting to a listening socket (PMI_PORT; the rank comes from initack).
+ */
+export class PmiServer {
+  private readonly kvs = new Map<string, string>();
+  private readonly clients: Client[] = [];
+  private barrierWaiting: Client[] = [];
+
+  constructor(private readonly options: PmiServerOptions) {}
+
+  /** Serves one rank's connection; rank null means it will identify itself with initack. */
+  attach(socket: net.Socket, rank: number | null): void {
+    const client: Client = { rank, socket, initialized: false, finalized: false };
+    this.clients.push(client);
+    const lines = new LineSplitter();
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      for (const line of lines.push(chunk)) this.handleLine(client, line);
+    });
+    socket.on('error', () => socket.destroy());
+  }
+
+  /** Serves the PMI_PORT connections that arrive on a listening socket. */
+  listen(server: net.Server): void {
+    server.on('connection', (socket) => this.attach(socket, null));
+  }
+
+  /** Whether `rank` started PMI (init) and has not yet finalized: exiting now is a failure. */
+  isActive(rank: number): boolean {
+    return this.clients.some((c) => c.rank === rank && c.initialized && !c.finalized);
+  }
+
+  close(): void {
+    for (const c of this.clients) c.socket.destroy();
+  }
+
+  private send(client: Client, cmd: string, fields: Record<string, string | number> = {}): void {
+    const line = formatLine(cmd, fields);
+    trace('[%s] -> %s', client.rank, line.trimEnd());
+    if (!client.socket.destroyed) client.socket.write(line);
+  }
+
+  private handleLine(client: Client, line: string): void {
+    trace('[%s] <- %s', client.rank, line.trimEnd());
+    let msg: PmiMessage;
+    try {
+      msg = parseLine(line);
+    } catch {
+      this.options.onProtocolError(client.rank, `malformed PMI line ${JSON.stringify(line)}`);
+      return;
+    }
+    const f = msg.fields;
+    switch (msg.cmd) {
+      case 'initack': {
+        const id = Number(f.get('pmiid'));
+        if (!Number.isInteger(id) || id < 0 || id >= this.options.size || this.clients.some((c) => c.rank === id)) {
+          this.options.onProtocolError(null, `initack with a bad or duplicate pmiid ${JSON.stringify(f.get('pmiid'))}`);
+          return;
+        }
+        client.rank = id;
+        this.send(client, 'initack');
+        this.send(client, 'set', { size: this.options.size });
+        this.send(client, 'set', { rank: id });
+        this.send(client, 'set', { debug: 0 });
+        return;
+      }
+      case 'init':
+        client.initialized = true;
+        this.send(client, 'response_to_init', { pmi_version: 1, pmi_subversion: 1, rc: 0 });
+        return;
+      case 'get_maxes':
+        this.send(client, 'maxes', MAXES);
+        return;
+      case 'get_my_kvsname':
+        this.send(client, 'my_kvsname', { kvsname: this.options.kvsname });
+        return;
+      case 'get_appnum':
+        this.send(client, 'appnum', { appnum: this.options.appnum ?? 0 });
+        return;
+      case 'get_universe_size':
+        this.send(client, 'universe_size', { size: this.options.universeSize ?? this.options.size });
+        return;
+      case 'put': {
+        const key = f.get('key');
+        const value = f.get('value') ?? '';
+        if (f.get('kvsname') !== this.options.kvsname || key === undefined) {
+          this.send(client, 'put_result', { rc: -1, msg: 'bad_kvsname_or_key' });
+          return;
+        }
+        this.kvs.set(key, value);
+        this.send(client, 'put_result', { rc: 0, msg: 'success' });
+        return;
+      }
+      case 'get': {
+        const key = f.get('key');
+        const value = key === undefined ? undefined : this.kvs.get(key);
+        if (f.get('kvsname') !== this.options.kvsname || value === undefined) {
+          this.send(client, 'get_result', { rc: -1, msg: `key_${key ?? ''}_not_found` });
+          return;
+        }
+        this.send(client, 'get_result', { rc: 0, msg: 'success', value });
+        return;
+      }
+      case 'barrier_in':
+        this.barrierWaiting.push(client);
+        if (this.barrierWaiting.length === this.options.size) {
+          const waiting = this.barrierWaiting;
+          this.barrierWaiting = [];
+          for (const c of waiting) this.send(c, 'barrier_out');
+        }
+        return;
+      case 'abort': {
+        const code = Number(f.get('exitcode') ?? 1);
+        this.options.onAbort(client.rank ?? -1, Number.isInteger(code) ? code : 1, f.get('message') ?? '');
+        return;
+      }
+      case 'finalize':
+        client.finalized = true;
+        this.send(client, 'finalize_ack');
+        return;
+      default:
+        this.options.onProtocolError(client.rank, `unknown PMI command ${JSON.stringify(msg.cmd)}`);
+    }
+  }
+}

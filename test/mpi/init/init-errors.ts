@@ -1,0 +1,22 @@
+import { MPI } from '../../../src/index.js';
+import { MTest } from '../util/mtest.js';
+
+const t = new MTest();
+t.throws(() => MPI.COMM_WORLD.Get_rank(), MPI.ERR_OTHER, /MPI_COMM_WORLD\.Get_rank: called before MPI\.Init/, 'Get_rank before Init');
+t.throws(() => MPI.COMM_WORLD.size, MPI.ERR_OTHER, /MPI_COMM_WORLD\.size: called before MPI\.Init/, 'size before Init');
+t.throws(() => MPI.Get_processor_name(), MPI.ERR_OTHER, /MPI\.Get_processor_name: called before MPI\.Init/, 'Get_processor_name before Init');
+t.throws(() => MPI.Finalize(), MPI.ERR_OTHER, /MPI\.Finalize: called before MPI\.Init/, 'Finalize before Init');
+MPI.Init();
+t.throws(() => MPI.Init(), MPI.ERR_OTHER, /MPI\.Init: MPI is already initialized/, 'second Init');
+const rank = MPI.COMM_WORLD.rank;
+const e = new MPI.Exception(MPI.ERR_RANK, 'x');
+t.equal(e instanceof Error, true, 'MPI.Exception is an Error');
+t.equal(e.Get_error_class(), MPI.ERR_RANK, 'Get_error_class');
+t.equal(e.Get_error_string(), 'Invalid rank', 'Get_error_string');
+MPI.COMM_WORLD.Set_errhandler(MPI.ERRORS_RETURN);
+t.equal(MPI.COMM_WORLD.Get_errhandler(), MPI.ERRORS_RETURN, 'Get_errhandler after Set_errhandler');
+MPI.Finalize();
+t.throws(() => MPI.COMM_WORLD.Get_size(), MPI.ERR_OTHER, /MPI_COMM_WORLD\.Get_size: called after MPI\.Finalize/, 'Get_size after Finalize');
+t.throws(() => MPI.Init(), MPI.ERR_OTHER, /MPI\.Init: MPI cannot be initialized again/, 'Init after Finalize');
+t.throws(() => MPI.Finalize(), MPI.ERR_OTHER, /MPI\.Finalize: called after MPI\.Finalize/, 'Finalize twice');
+t.finish(rank);
