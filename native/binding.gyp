@@ -1,0 +1,39 @@
+# The tsmpi addon: shared segments, futexes, cross-memory copy, CRC-32, bootstrap sockets.
+# Built by scripts/build-native.mjs (node-gyp against the running Node's own headers).
+{
+  'targets': [
+    {
+      'target_name': 'tsmpi',
+      'sources': [
+        'src/addon.cc',
+        'src/args.cc',
+        'src/errors.cc',
+        'src/sab.cc',
+        'src/shm.cc',
+      ],
+      'include_dirs': [
+        "<!(node -p \"require('node-addon-api').include_dir\")",
+      ],
+      'defines': [
+        'NAPI_VERSION=8',
+        'NAPI_CPP_EXCEPTIONS',
+        'NODE_ADDON_API_DISABLE_DEPRECATED',
+      ],
+      # Node's common.gypi builds with -fno-exceptions and gnu++17; this addon reports errors
+      # as C++ exceptions that node-addon-api turns into JS exceptions, and is plain C++17.
+      'cflags!': ['-fno-exceptions'],
+      'cflags_cc!': ['-fno-exceptions', '-std=gnu++17'],
+      'cflags': ['-Wall', '-Wextra', '-Wno-unused-parameter'],
+      'cflags_cc': ['-std=c++17', '-fexceptions'],
+      'libraries': ['-lrt', '-lpthread', '-ldl'],
+      'configurations': {
+        # common.gypi's Release uses -O3; -O2 keeps code size and build time down, and the
+        # hot loops (CRC, copies) are hand-vectorised or done by the kernel anyway.
+        'Release': {
+          'cflags!': ['-O3'],
+          'cflags': ['-O2'],
+        },
+      },
+    },
+  ],
+}
