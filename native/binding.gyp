@@ -8,6 +8,7 @@
         'src/addon.cc',
         'src/args.cc',
         'src/errors.cc',
+        'src/futex.cc',
         'src/sab.cc',
         'src/shm.cc',
       ],

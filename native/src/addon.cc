@@ -26,6 +26,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   data->sharedByteLength = Napi::Persistent(descriptor.Get("get").As<Napi::Function>());
 
   RegisterShm(env, exports);
+  RegisterFutex(env, exports);
   return exports;
 }
 

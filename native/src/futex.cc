@@ -1,0 +1,104 @@
+// Synchronous futex calls for JavaScript:
+//
+//   futexWait(cells, index, expected, timeoutMs) -> 'ok' | 'not-equal' | 'timed-out'
+//   futexWake(cells, index, count)               -> number of waiters woken
+//
+// The cell is addressed as Atomics.wait/notify address it, in an Int32Array over a
+// SharedArrayBuffer; unlike Atomics.wait this works on the main thread and across processes.
+#include "futex.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cmath>
+
+#include "addon_data.h"
+#include "args.h"
+#include "errors.h"
+#include "exports.h"
+
+namespace tsmpi {
+
+FutexOutcome FutexWaitUntil(int32_t* cell, int32_t expected, int64_t deadlineNs) {
+  timespec deadline;
+  timespec* timeout = nullptr;
+  if (deadlineNs >= 0) {
+    deadline.tv_sec = static_cast<time_t>(deadlineNs / 1000000000);
+    deadline.tv_nsec = static_cast<long>(deadlineNs % 1000000000);
+    timeout = &deadline;
+  }
+  for (;;) {
+    // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline, where FUTEX_WAIT takes a
+    // relative one that would need recomputing after every interruption.
+    long rc = syscall(SYS_futex, cell, FUTEX_WAIT_BITSET, expected, timeout, nullptr,
+                      FUTEX_BITSET_MATCH_ANY);
+    if (rc == 0) return {FutexResult::kOk, 0};
+    int err = errno;
+    if (err == EINTR) continue;
+    if (err == EAGAIN) return {FutexResult::kNotEqual, 0};
+    if (err == ETIMEDOUT) return {FutexResult::kTimedOut, 0};
+    return {FutexResult::kError, err};
+  }
+}
+
+int FutexWake(int32_t* cell, int count) {
+  // The kernel wakes one waiter even when asked for none; Atomics.notify(…, 0) wakes none.
+  if (count <= 0) return 0;
+  long rc = syscall(SYS_futex, cell, FUTEX_WAKE, count, nullptr, nullptr, 0);
+  return rc >= 0 ? static_cast<int>(rc) : -errno;
+}
+
+Napi::Value FutexResultString(Napi::Env env, FutexResult result) {
+  return GetAddonData(env).waitResults.Get(static_cast<uint32_t>(result));
+}
+
+namespace {
+
+Napi::Value FutexWait(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int32_t* cell = GetSharedCell(info, 0, "futexWait");
+  int32_t expected = ToInt32(GetNumber(info, 2, "futexWait", "expected"));
+  int64_t deadline = GetDeadline(info, 3, "futexWait");
+  FutexOutcome outcome = FutexWaitUntil(cell, expected, deadline);
+  if (outcome.result != FutexResult::kError) return FutexResultString(env, outcome.result);
+  ThrowSystemError(env, outcome.error, "futex",
+                   "futexWait: FUTEX_WAIT on cell " + FormatNumber(info[1].As<Napi::Number>()) +
+                       " failed: " + ErrnoText(outcome.error));
+}
+
+Napi::Value FutexWakeExport(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int32_t* cell = GetSharedCell(info, 0, "futexWake");
+  double count = GetNumber(info, 2, "futexWake", "count");
+  int n;
+  if (std::isinf(count) && count > 0) {  // "wake everyone", as Atomics.notify takes it
+    n = INT_MAX;
+  } else {
+    n = static_cast<int>(GetInteger(info, 2, "futexWake", "count", 0, INT_MAX));
+  }
+  int woken = FutexWake(cell, n);
+  if (woken < 0) {
+    ThrowSystemError(env, -woken, "futex",
+                     "futexWake: FUTEX_WAKE on cell " + FormatNumber(info[1].As<Napi::Number>()) +
+                         " failed: " + ErrnoText(-woken));
+  }
+  return Napi::Number::New(env, woken);
+}
+
+}  // namespace
+
+void RegisterFutex(Napi::Env env, Napi::Object exports) {
+  Napi::Array results = Napi::Array::New(env, 3);
+  results.Set(static_cast<uint32_t>(FutexResult::kOk), "ok");
+  results.Set(static_cast<uint32_t>(FutexResult::kNotEqual), "not-equal");
+  results.Set(static_cast<uint32_t>(FutexResult::kTimedOut), "timed-out");
+  GetAddonData(env).waitResults = Napi::Persistent(results.As<Napi::Object>());
+  exports.Set("futexWait", Napi::Function::New(env, FutexWait, "futexWait"));
+  exports.Set("futexWake", Napi::Function::New(env, FutexWakeExport, "futexWake"));
+}
+
+}  // namespace tsmpi
