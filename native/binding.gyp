@@ -9,8 +9,10 @@
         'src/args.cc',
         'src/errors.cc',
         'src/futex.cc',
+        'src/futex_async.cc',
         'src/sab.cc',
         'src/shm.cc',
+        'src/waiter_pool.cc',
       ],
       'include_dirs': [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -27,6 +27,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 
   RegisterShm(env, exports);
   RegisterFutex(env, exports);
+  RegisterFutexAsync(env, exports);
   return exports;
 }
 
