@@ -7,6 +7,7 @@
       'sources': [
         'src/addon.cc',
         'src/args.cc',
+        'src/cma.cc',
         'src/errors.cc',
         'src/futex.cc',
         'src/futex_async.cc',

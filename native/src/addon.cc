@@ -28,6 +28,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterShm(env, exports);
   RegisterFutex(env, exports);
   RegisterFutexAsync(env, exports);
+  RegisterCma(env, exports);
   return exports;
 }
 
