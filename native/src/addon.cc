@@ -29,6 +29,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterFutex(env, exports);
   RegisterFutexAsync(env, exports);
   RegisterCma(env, exports);
+  RegisterCrc32(env, exports);
   return exports;
 }
 
