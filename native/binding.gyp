@@ -16,6 +16,7 @@
         'src/futex_async.cc',
         'src/sab.cc',
         'src/shm.cc',
+        'src/socket.cc',
         'src/waiter_pool.cc',
       ],
       'include_dirs': [

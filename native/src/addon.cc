@@ -30,6 +30,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterFutexAsync(env, exports);
   RegisterCma(env, exports);
   RegisterCrc32(env, exports);
+  RegisterSocket(env, exports);
   return exports;
 }
 
