@@ -3,3 +3,4 @@
  * complete for `tsmpiexec --help-env` and for the README table (scripts/env-table.mjs).
  */
 import './ch_shmem/config.js';
+import './mpid/config.js';

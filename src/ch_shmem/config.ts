@@ -1,11 +1,84 @@
-import { declareInt } from '../common/config.js';
+import { ConfigError } from '../common/errors.js';
+import { declareBool, declareInt } from '../common/config.js';
 
-/** Bytes of each rank's ch_shmem segment. */
-export const SHMEM_SEGMENT_BYTES = declareInt({
-  name: 'TSMPI_SHMEM_SEGMENT_BYTES',
-  layer: 'ch_shmem',
-  description: "Size of each rank's shared segment (control cells, rings and eager buffers).",
-  default: 64 * 1024,
-  min: 4096,
-  max: 1024 ** 3,
+/** Slots of 128 B in each per-pair ring (a power of two). */
+export const SHMEM_SLOTS = declareInt({
+  name: 'TSMPI_SHMEM_SLOTS', layer: 'ch_shmem',
+  description: 'Slots of 128 B in each sender→receiver control ring (a power of two).',
+  default: 64, min: 8, max: 4096,
 });
+
+/** Largest message carried inside the control ring (the short protocol). */
+export const SHORT_MAX = declareInt({
+  name: 'TSMPI_SHORT_MAX', layer: 'ch_shmem',
+  description: 'Largest message (bytes) sent by the short protocol, inside the control slots.',
+  default: 1024, min: 0, max: 32 * 1024,
+});
+
+/** Largest message sent eagerly (copied into the receiver's eager ring without waiting). */
+export const EAGER_MAX = declareInt({
+  name: 'TSMPI_EAGER_MAX', layer: 'ch_shmem',
+  description: 'Largest message (bytes) sent by the eager protocol; larger messages use rendezvous.',
+  default: 64 * 1024, min: 0, max: 64 * 1024 * 1024,
+});
+
+/** Bytes of each sender's eager ring in a receiver's segment (a power of two). */
+export const SHMEM_EAGER_BYTES = declareInt({
+  name: 'TSMPI_SHMEM_EAGER_BYTES', layer: 'ch_shmem',
+  description: "Bytes of each sender's eager ring in a receiver's segment (a power of two, >= 2 x TSMPI_EAGER_MAX).",
+  default: 256 * 1024, min: 4096, max: 1024 ** 3,
+});
+
+export const SHMEM_BOUNCE_CHUNK = declareInt({
+  name: 'TSMPI_SHMEM_BOUNCE_CHUNK', layer: 'ch_shmem',
+  description: 'Bytes per chunk of the pipelined rendezvous copy (used when single copy is off or refused).',
+  default: 64 * 1024, min: 4096, max: 16 * 1024 * 1024,
+});
+
+export const SHMEM_BOUNCE_CHUNKS = declareInt({
+  name: 'TSMPI_SHMEM_BOUNCE_CHUNKS', layer: 'ch_shmem',
+  description: 'Chunks in flight per pair in the pipelined rendezvous copy.',
+  default: 4, min: 2, max: 8,
+});
+
+export const SHMEM_SINGLE_COPY = declareBool({
+  name: 'TSMPI_SHMEM_SINGLE_COPY', layer: 'ch_shmem',
+  description: 'Rendezvous by one process_vm_readv from the sender (1), or by a pipelined copy through shared bounce buffers (0).',
+  default: true,
+});
+
+export interface ShmemConfig {
+  readonly slots: number;
+  readonly shortMax: number;
+  readonly eagerMax: number;
+  readonly eagerBytes: number;
+  readonly bounceChunk: number;
+  readonly bounceChunks: number;
+  readonly singleCopy: boolean;
+}
+
+export function readShmemConfig(env: NodeJS.ProcessEnv = process.env): ShmemConfig {
+  const c: ShmemConfig = {
+    slots: SHMEM_SLOTS.read(env),
+    shortMax: SHORT_MAX.read(env),
+    eagerMax: EAGER_MAX.read(env),
+    eagerBytes: SHMEM_EAGER_BYTES.read(env),
+    bounceChunk: SHMEM_BOUNCE_CHUNK.read(env),
+    bounceChunks: SHMEM_BOUNCE_CHUNKS.read(env),
+    singleCopy: SHMEM_SINGLE_COPY.read(env),
+  };
+  const pow2 = (n: number) => (n & (n - 1)) === 0;
+  if (!pow2(c.slots)) throw configError(`TSMPI_SHMEM_SLOTS=${c.slots} is not a power of two`);
+  if (!pow2(c.eagerBytes)) throw configError(`TSMPI_SHMEM_EAGER_BYTES=${c.eagerBytes} is not a power of two`);
+  if (c.eagerMax * 2 > c.eagerBytes) {
+    throw configError(`TSMPI_EAGER_MAX=${c.eagerMax} needs TSMPI_SHMEM_EAGER_BYTES >= ${c.eagerMax * 2} (it is ${c.eagerBytes})`);
+  }
+  const shortLimit = c.slots * 128 / 2 - 32;
+  if (c.shortMax > shortLimit) throw configError(`TSMPI_SHORT_MAX=${c.shortMax} must fit half the ring: at most ${shortLimit} with ${c.slots} slots`);
+  if (c.bounceChunk % 128 !== 0) throw configError(`TSMPI_SHMEM_BOUNCE_CHUNK=${c.bounceChunk} is not a multiple of 128`);
+  return c;
+}
+
+function configError(message: string): ConfigError {
+  return new ConfigError(message);
+}

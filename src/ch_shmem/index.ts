@@ -1,2 +1,4 @@
 export { RankSegment } from './rank-segment.js';
-export { SHMEM_SEGMENT_BYTES } from './config.js';
+export { ShmemDevice } from './device.js';
+export { PairLayout } from './layout.js';
+export { readShmemConfig, type ShmemConfig } from './config.js';

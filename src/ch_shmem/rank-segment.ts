@@ -11,7 +11,7 @@ import { addon } from '../native/addon.js';
  *   2     owner's world rank
  *   3     owner's pid
  *   4     doorbell: bumped by a peer that wants the owner to look; the owner sleeps on it
- *   5     sleeping: 1 while the owner sleeps on the doorbell (peers wake it only then)
+ *   5     sleeping: how many of the owner's waiters sleep on the doorbell (peers ring only then)
  *   6..15 reserved
  *   16..  device area (rings and buffers of the ch_shmem protocols)
  */

@@ -16,7 +16,9 @@
 /** Result of a send attempt: sent, or no room now (retry after progress; order is the caller's). */
 export const SENT = 0;
 export const NO_ROOM = 1;
-export type SendResult = typeof SENT | typeof NO_ROOM;
+/** Eager data does not fit the peer's eager buffers now: send the message by rendezvous instead. */
+export const NO_EAGER_ROOM = 2;
+export type SendResult = typeof SENT | typeof NO_ROOM | typeof NO_EAGER_ROOM;
 
 export interface DeviceLimits {
   /** Largest payload an EAGER packet may carry; larger messages use rendezvous. */
@@ -72,8 +74,8 @@ export interface Device {
    */
   startPush(peer: number, source: Uint8Array, rreqId: number): void;
 
-  /** Push path, receiver side: expect `len` bytes from `peer` for rreqId into `dest`. */
-  expectPush(peer: number, rreqId: number, dest: Uint8Array): void;
+  /** Push path, receiver side: `total` bytes come from `peer` for rreqId; what fits goes to `dest`. */
+  expectPush(peer: number, rreqId: number, dest: Uint8Array, total: number): void;
 
   /** Lets a blocked rank sleep until a peer of this device has something for it. */
   readonly wake: WakeHandle | null;
@@ -83,11 +85,14 @@ export interface Device {
 
 /**
  * The doorbell a rank sleeps on. Protocol: announce(); re-check all queues; sleep(); retract().
- * A peer that publishes a packet rings the bell only when the owner announced sleep.
+ * A peer that publishes a packet rings the bell only when the owner announced sleep. Several
+ * waiters of one process (a blocking call, the async waiter thread) may announce at once.
  */
 export interface WakeHandle {
   announce(): number;
   sleep(seen: number, timeoutMs: number): void;
   sleepAsync(seen: number, timeoutMs: number): Promise<unknown>;
   retract(): void;
+  /** Rings our own bell: ends a pending sleep of this process (e.g. nothing is awaited any more). */
+  poke(): void;
 }

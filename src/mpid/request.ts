@@ -20,6 +20,12 @@ export const STATE_DONE = 2;
 /** Send progress flags: a send is done when every flag it needs is set. */
 export const SEND_DATA_GONE = 1;
 export const SEND_ACKED = 2;
+export const SEND_CANCEL_ANSWERED = 4;
+
+/** Told when a request completes (persistent and buffered sends, async waiters). */
+export interface CompletionListener {
+  requestDone(r: Request): void;
+}
 
 export const ANY_SOURCE = -2;
 export const ANY_TAG = -1;
@@ -53,15 +59,23 @@ export class Request {
   statusCount = 0;
   statusError = 0;
   cancelled = false;
-  /** A send that is parked until its peer has room (ordered per peer). */
+  /** Receive: more bytes arrived than the buffer holds (MPI.ERR_TRUNCATE). */
+  truncated = false;
+  /** The user freed the request before it completed: release it on completion. */
+  userFreed = false;
+  /** What a parked send still has to send (PKT_EAGER, PKT_RTS, or a control packet type). */
   pendingType = 0;
+  /** Control packets parked for lack of ring room: the request ids they carry. */
+  ctlSreq = 0;
+  ctlRreq = 0;
   /** Rendezvous descriptor (source side written by the device; receive side copied from the RTS). */
   readonly desc = new Int32Array(RNDV_DESC_WORDS);
+  readonly descBytes = new Uint8Array(this.desc.buffer);
   /** Queue links (posted queue, pending-send queue). */
   next: Request | null = null;
   prev: Request | null = null;
-  /** Whoever must hear about completion (persistent request wrapper, Bsend buffer, object recv). */
-  owner: unknown = null;
+  /** Whoever must hear about completion (buffered send, async waiter). */
+  listener: CompletionListener | null = null;
 
   constructor(readonly id: number) {}
 }
@@ -97,10 +111,12 @@ export class RequestPool {
     r.statusCount = 0;
     r.statusError = 0;
     r.cancelled = false;
+    r.truncated = false;
+    r.userFreed = false;
     r.pendingType = 0;
     r.next = null;
     r.prev = null;
-    r.owner = null;
+    r.listener = null;
     return r;
   }
 
@@ -111,7 +127,7 @@ export class RequestPool {
   release(r: Request): void {
     r.state = STATE_FREE;
     r.buf = EMPTY;
-    r.owner = null;
+    r.listener = null;
     this.free.push(r);
   }
 

@@ -1,35 +1,64 @@
+import v8 from 'node:v8';
+import { MODE_BUFFERED, MODE_READY, MODE_STANDARD, MODE_SYNC, type CoreRequest } from '../mpid/index.js';
+import type { World } from '../mpid/world.js';
+import { abortJob } from './abort.js';
+import { bsendBuffer } from './bsend.js';
+import { BufferSpec, decodeBuffer, describe } from './buffer.js';
+import {
+  ANY_SOURCE, ANY_TAG, APPNUM, HOST, IO, PROC_NULL, TAG_UB, TAG_UB_VALUE, UNIVERSE_SIZE, WTIME_IS_GLOBAL,
+} from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { Errhandler } from './errhandler.js';
 import { MPIException } from './exception.js';
-import { abortJob } from './abort.js';
+import { Message, Prequest, Request, fillEmpty, fillStatus } from './request.js';
 import { runtime } from './runtime.js';
+import { Status } from './status.js';
 
-/** What a communicator is once MPI runs: its ranks and its error handler. */
-interface CommCore {
+/** What a communicator is once MPI runs: its members, our rank, and its context ids. */
+export interface CommCore {
   readonly rank: number;
   readonly size: number;
   /** World rank of each member, indexed by rank in this communicator. */
   readonly worldRanks: Int32Array;
+  /** Context id of point-to-point traffic; internal collective traffic uses ctx + 1. */
+  readonly ctx: number;
 }
 
+/** Internal tags on the collective context. */
+const TAG_BARRIER = 1;
+
+const scratchSend = new BufferSpec();
+const scratchRecv = new BufferSpec();
+
 /**
- * A communicator, mpi4py-style: `comm.rank`/`comm.size`, `Get_rank()`, and so on. The
- * predefined COMM_WORLD and COMM_SELF exist before Init (as in mpi4py) and come to life in it.
+ * A communicator, mpi4py-style. The predefined COMM_WORLD and COMM_SELF exist before Init (as
+ * in mpi4py) and come to life in it. Upper-case methods move buffers, lower-case ones move any
+ * JS value (serialized with node:v8).
  */
 export class Comm {
-  private core: CommCore | null = null;
+  protected core: CommCore | null = null;
   private errhandler: Errhandler = Errhandler.ERRORS_ARE_FATAL;
 
-  constructor(private name: string) {}
+  constructor(private name: string, core: CommCore | null = null) {
+    this.core = core;
+  }
 
   /** Binds a predefined communicator at Init; unbinds it at Finalize (core null). */
   bind(core: CommCore | null): void {
     this.core = core;
   }
 
+  /** The live state, or the error that names the call (built only when failing). */
   protected live(call: string): CommCore {
-    runtime.requireRunning(`${this.name}.${call}`);
+    if (runtime.phase !== 'running' || this.core === null) {
+      if (runtime.phase === 'running') this.fail(call, ErrorClass.ERR_COMM, 'the communicator has been freed');
+      runtime.requireRunning(`${this.name}.${call}`);
+    }
     return this.core!;
+  }
+
+  protected get world(): World {
+    return runtime.requireRunning(this.name);
   }
 
   get rank(): number { return this.live('rank').rank; }
@@ -41,12 +70,10 @@ export class Comm {
   /** The number of processes in this communicator. */
   Get_size(): number { return this.live('Get_size').size; }
 
-  Get_name(): string {
-    return this.name;
-  }
+  Get_name(): string { return this.name; }
 
   Set_name(name: string): void {
-    if (typeof name !== 'string') this.fail('Set_name', ErrorClass.ERR_ARG, `name must be a string, got ${typeof name}`);
+    if (typeof name !== 'string') this.fail('Set_name', ErrorClass.ERR_ARG, `name must be a string, got ${describe(name)}`);
     this.name = name;
   }
 
@@ -57,8 +84,20 @@ export class Comm {
     this.errhandler = handler;
   }
 
-  Get_errhandler(): Errhandler {
-    return this.errhandler;
+  Get_errhandler(): Errhandler { return this.errhandler; }
+
+  /** Predefined attributes: TAG_UB, HOST, IO, WTIME_IS_GLOBAL, APPNUM, UNIVERSE_SIZE. */
+  Get_attr(keyval: number): number | boolean | null {
+    const core = this.live('Get_attr');
+    switch (keyval) {
+      case TAG_UB: return TAG_UB_VALUE;
+      case HOST: return PROC_NULL;
+      case IO: return core.rank;
+      case WTIME_IS_GLOBAL: return false;
+      case APPNUM: return 0;
+      case UNIVERSE_SIZE: return this.world.size;
+      default: return null;
+    }
   }
 
   /** Ends every process of the job with `errorcode` as exit status. */
@@ -76,6 +115,433 @@ export class Comm {
     const rank = this.core?.rank ?? 0;
     return abortJob(1, `tsmpi: rank ${rank}: fatal error (MPI.ERRORS_ARE_FATAL): ${exception.message}`);
   }
+
+  // ------------------------------------------------------------ argument checks
+
+  private checkDest(call: string, core: CommCore, dest: number): void {
+    if (Number.isInteger(dest) && ((dest >= 0 && dest < core.size) || dest === PROC_NULL)) return;
+    this.fail(call, ErrorClass.ERR_RANK, `dest ${String(dest)} is out of range for a communicator of size ${core.size} ` +
+      `(expected 0..${core.size - 1} or MPI.PROC_NULL)`);
+  }
+
+  private checkSource(call: string, core: CommCore, source: number): void {
+    if (Number.isInteger(source) && ((source >= 0 && source < core.size) || source === ANY_SOURCE || source === PROC_NULL)) return;
+    this.fail(call, ErrorClass.ERR_RANK, `source ${String(source)} is out of range for a communicator of size ${core.size} ` +
+      `(expected 0..${core.size - 1}, MPI.ANY_SOURCE or MPI.PROC_NULL)`);
+  }
+
+  private checkTag(call: string, tag: number, anyAllowed: boolean): void {
+    if (Number.isInteger(tag) && ((tag >= 0 && tag <= TAG_UB_VALUE) || (anyAllowed && tag === ANY_TAG))) return;
+    this.fail(call, ErrorClass.ERR_TAG, `tag ${String(tag)} is invalid (expected 0..${TAG_UB_VALUE}` +
+      `${anyAllowed ? ' or MPI.ANY_TAG' : ''})`);
+  }
+
+  private decode(call: string, buf: unknown, spec: BufferSpec, what: string): Uint8Array {
+    if (!decodeBuffer(buf, spec)) this.fail(call, spec.errorClass, `${what}: ${spec.error}`);
+    return spec.bytes;
+  }
+
+  // ----------------------------------------------------------- point-to-point
+
+  /** Starts a send; null for MPI.PROC_NULL (nothing to do). */
+  private startSend(call: string, buf: unknown, dest: number, tag: number, mode: number): CoreRequest | null {
+    const core = this.live(call);
+    this.checkDest(call, core, dest);
+    this.checkTag(call, tag, false);
+    let bytes = this.decode(call, buf, scratchSend, 'buf');
+    if (dest === PROC_NULL) return null;
+    if (mode === MODE_BUFFERED) {
+      try {
+        bytes = bsendBuffer.reserve(`${this.name}.${call}`, bytes);
+      } catch (e) {
+        this.fail(call, (e as MPIException).error_class, (e as MPIException).message);
+      }
+      const r = this.world.engine.isend(bytes, core.worldRanks[dest]!, core.ctx, core.rank, tag, MODE_STANDARD);
+      bsendBuffer.track(r, bytes.length);
+      return null;
+    }
+    return this.world.engine.isend(bytes, core.worldRanks[dest]!, core.ctx, core.rank, tag, mode);
+  }
+
+  /** Posts a receive; null for MPI.PROC_NULL. */
+  private startRecv(call: string, buf: unknown, source: number, tag: number): CoreRequest | null {
+    const core = this.live(call);
+    this.checkSource(call, core, source);
+    this.checkTag(call, tag, true);
+    const bytes = this.decode(call, buf, scratchRecv, 'buf');
+    if (source === PROC_NULL) return null;
+    return this.world.engine.irecv(bytes, core.ctx, source, tag);
+  }
+
+  private completeSend(r: CoreRequest | null): void {
+    if (r === null) return;
+    const world = this.world;
+    world.progress.wait(r);
+    world.engine.free(r);
+  }
+
+  private completeRecv(call: string, r: CoreRequest | null, status: Status | undefined): void {
+    if (r === null) {
+      if (status) fillEmpty(status);
+      return;
+    }
+    const world = this.world;
+    world.progress.wait(r);
+    if (status) fillStatus(status, r);
+    const truncated = r.truncated;
+    const source = r.statusSource;
+    const tag = r.statusTag;
+    const fits = r.buf.length;
+    world.engine.free(r);
+    if (truncated) {
+      this.fail(call, ErrorClass.ERR_TRUNCATE, `the message from rank ${source} with tag ${tag} is longer than the ` +
+        `receive buffer of ${fits} bytes`);
+    }
+  }
+
+  /** Blocking standard-mode send. */
+  Send(buf: unknown, dest: number, tag = 0): void {
+    this.completeSend(this.startSend('Send', buf, dest, tag, MODE_STANDARD));
+  }
+
+  /** Blocking synchronous send: returns once the receive has matched. */
+  Ssend(buf: unknown, dest: number, tag = 0): void {
+    this.completeSend(this.startSend('Ssend', buf, dest, tag, MODE_SYNC));
+  }
+
+  /** Blocking buffered send: copies into the buffer of MPI.Attach_buffer and returns. */
+  Bsend(buf: unknown, dest: number, tag = 0): void {
+    this.startSend('Bsend', buf, dest, tag, MODE_BUFFERED);
+  }
+
+  /** Blocking ready send (the receive must already be posted; sent as a standard send). */
+  Rsend(buf: unknown, dest: number, tag = 0): void {
+    this.completeSend(this.startSend('Rsend', buf, dest, tag, MODE_READY));
+  }
+
+  /** Blocking receive. */
+  Recv(buf: unknown, source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): void {
+    this.completeRecv('Recv', this.startRecv('Recv', buf, source, tag), status);
+  }
+
+  Isend(buf: unknown, dest: number, tag = 0): Request {
+    return this.request(this.startSend('Isend', buf, dest, tag, MODE_STANDARD));
+  }
+
+  Issend(buf: unknown, dest: number, tag = 0): Request {
+    return this.request(this.startSend('Issend', buf, dest, tag, MODE_SYNC));
+  }
+
+  Ibsend(buf: unknown, dest: number, tag = 0): Request {
+    this.startSend('Ibsend', buf, dest, tag, MODE_BUFFERED);
+    return Request.procNull(this);
+  }
+
+  Irsend(buf: unknown, dest: number, tag = 0): Request {
+    return this.request(this.startSend('Irsend', buf, dest, tag, MODE_READY));
+  }
+
+  Irecv(buf: unknown, source: number = ANY_SOURCE, tag: number = ANY_TAG): Request {
+    return this.request(this.startRecv('Irecv', buf, source, tag));
+  }
+
+  private request(core: CoreRequest | null): Request {
+    return core === null ? Request.procNull(this) : new Request(core, this);
+  }
+
+  Send_init(buf: unknown, dest: number, tag = 0): Prequest {
+    this.startCheck('Send_init', buf, dest, tag);
+    return new Prequest(this, () => this.startSend('Send_init', buf, dest, tag, MODE_STANDARD));
+  }
+
+  Ssend_init(buf: unknown, dest: number, tag = 0): Prequest {
+    this.startCheck('Ssend_init', buf, dest, tag);
+    return new Prequest(this, () => this.startSend('Ssend_init', buf, dest, tag, MODE_SYNC));
+  }
+
+  Bsend_init(buf: unknown, dest: number, tag = 0): Prequest {
+    this.startCheck('Bsend_init', buf, dest, tag);
+    return new Prequest(this, () => this.startSend('Bsend_init', buf, dest, tag, MODE_BUFFERED));
+  }
+
+  Rsend_init(buf: unknown, dest: number, tag = 0): Prequest {
+    this.startCheck('Rsend_init', buf, dest, tag);
+    return new Prequest(this, () => this.startSend('Rsend_init', buf, dest, tag, MODE_READY));
+  }
+
+  Recv_init(buf: unknown, source: number = ANY_SOURCE, tag: number = ANY_TAG): Prequest {
+    const core = this.live('Recv_init');
+    this.checkSource('Recv_init', core, source);
+    this.checkTag('Recv_init', tag, true);
+    this.decode('Recv_init', buf, scratchRecv, 'buf');
+    return new Prequest(this, () => this.startRecv('Recv_init', buf, source, tag));
+  }
+
+  /** Validates a persistent send's arguments at creation, as MPI reports errors there. */
+  private startCheck(call: string, buf: unknown, dest: number, tag: number): void {
+    const core = this.live(call);
+    this.checkDest(call, core, dest);
+    this.checkTag(call, tag, false);
+    this.decode(call, buf, scratchSend, 'buf');
+  }
+
+  /** Sends and receives at once; the two may not overlap in memory. */
+  Sendrecv(sendbuf: unknown, dest: number, sendtag = 0, recvbuf: unknown = null, source: number = ANY_SOURCE,
+           recvtag: number = ANY_TAG, status?: Status): void {
+    const r = this.startRecv('Sendrecv', recvbuf, source, recvtag);
+    const s = this.startSend('Sendrecv', sendbuf, dest, sendtag, MODE_STANDARD);
+    this.completeSend(s);
+    this.completeRecv('Sendrecv', r, status);
+  }
+
+  /** Sends the buffer's content and replaces it with the received message. */
+  Sendrecv_replace(buf: unknown, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
+                   status?: Status): void {
+    const core = this.live('Sendrecv_replace');
+    const bytes = this.decode('Sendrecv_replace', buf, scratchSend, 'buf');
+    const copy = bytes.slice();
+    const spec = [copy, scratchSend.count, scratchSend.datatype];
+    const r = this.startRecv('Sendrecv_replace', buf, source, recvtag);
+    const s = this.startSend('Sendrecv_replace', spec, dest, sendtag, MODE_STANDARD);
+    void core;
+    this.completeSend(s);
+    this.completeRecv('Sendrecv_replace', r, status);
+  }
+
+  /** Blocks until a matching message can be received; fills status. */
+  Probe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): true {
+    const core = this.live('Probe');
+    this.checkSource('Probe', core, source);
+    this.checkTag('Probe', tag, true);
+    if (source === PROC_NULL) {
+      if (status) fillEmpty(status);
+      return true;
+    }
+    const world = this.world;
+    for (;;) {
+      const u = world.engine.probe(core.ctx, source, tag);
+      if (u !== null) {
+        if (status) fillProbeStatus(status, u);
+        return true;
+      }
+      world.progress.step();
+    }
+  }
+
+  /** Whether a matching message can be received now; fills status if so. */
+  Iprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): boolean {
+    const core = this.live('Iprobe');
+    this.checkSource('Iprobe', core, source);
+    this.checkTag('Iprobe', tag, true);
+    if (source === PROC_NULL) {
+      if (status) fillEmpty(status);
+      return true;
+    }
+    const world = this.world;
+    let u = world.engine.probe(core.ctx, source, tag);
+    if (u === null) {
+      world.engine.progress();
+      u = world.engine.probe(core.ctx, source, tag);
+    }
+    if (u === null) return false;
+    if (status) fillProbeStatus(status, u);
+    return true;
+  }
+
+  /** Blocks until a matching message arrives and takes it off the queue for Message.Recv. */
+  Mprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message {
+    const core = this.live('Mprobe');
+    this.checkSource('Mprobe', core, source);
+    this.checkTag('Mprobe', tag, true);
+    if (source === PROC_NULL) {
+      if (status) fillEmpty(status);
+      return new Message(null, this, true);
+    }
+    const world = this.world;
+    for (;;) {
+      const u = world.engine.mprobe(core.ctx, source, tag);
+      if (u !== null) {
+        if (status) fillProbeStatus(status, u);
+        return new Message(u, this);
+      }
+      world.progress.step();
+    }
+  }
+
+  /** Like Mprobe, but returns null at once when no message matches yet. */
+  Improbe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message | null {
+    const core = this.live('Improbe');
+    this.checkSource('Improbe', core, source);
+    this.checkTag('Improbe', tag, true);
+    if (source === PROC_NULL) {
+      if (status) fillEmpty(status);
+      return new Message(null, this, true);
+    }
+    const world = this.world;
+    let u = world.engine.mprobe(core.ctx, source, tag);
+    if (u === null) {
+      world.engine.progress();
+      u = world.engine.mprobe(core.ctx, source, tag);
+    }
+    if (u === null) return null;
+    if (status) fillProbeStatus(status, u);
+    return new Message(u, this);
+  }
+
+  /** @internal Message.Recv */
+  receiveMatched(message: Message, buf: unknown, status: Status | undefined, call: string): void {
+    this.completeRecv(`Message.${call}`, this.startMatched(message, buf, call), status);
+  }
+
+  /** @internal Message.Irecv */
+  receiveMatchedNonblocking(message: Message, buf: unknown): Request {
+    return this.request(this.startMatched(message, buf, 'Irecv'));
+  }
+
+  private startMatched(message: Message, buf: unknown, call: string): CoreRequest | null {
+    this.live(`Message.${call}`);
+    const bytes = this.decode(`Message.${call}`, buf, scratchRecv, 'buf');
+    const entry = message.take(call);
+    return entry === null ? null : this.world.engine.irecvMatched(bytes, entry);
+  }
+
+  // ------------------------------------------------------------ object forms
+
+  /** Sends any structured-clonable JS value. */
+  send(obj: unknown, dest: number, tag = 0): void {
+    this.Send(v8.serialize(obj), dest, tag);
+  }
+
+  ssend(obj: unknown, dest: number, tag = 0): void {
+    this.Ssend(v8.serialize(obj), dest, tag);
+  }
+
+  isend(obj: unknown, dest: number, tag = 0): Request {
+    return this.Isend(v8.serialize(obj), dest, tag);
+  }
+
+  /** Receives a value sent with send/isend/ssend. */
+  recv(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): unknown {
+    const st = status ?? new Status();
+    const message = this.Mprobe(source, tag, st);
+    if (source === PROC_NULL) return null;
+    const data = new Uint8Array(st.count);
+    message.Recv(data, status);
+    return v8.deserialize(data);
+  }
+
+  /** A request that completes with the received value (await it, or Wait then value()). */
+  irecv(source: number = ANY_SOURCE, tag: number = ANY_TAG): ObjectRequest {
+    const core = this.live('irecv');
+    this.checkSource('irecv', core, source);
+    this.checkTag('irecv', tag, true);
+    return new ObjectRequest(this, source, tag);
+  }
+
+  sendrecv(sendobj: unknown, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
+           status?: Status): unknown {
+    const s = this.isend(sendobj, dest, sendtag);
+    const value = this.recv(source, recvtag, status);
+    s.Wait();
+    return value;
+  }
+
+  probe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): true {
+    return this.Probe(source, tag, status);
+  }
+
+  iprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): boolean {
+    return this.Iprobe(source, tag, status);
+  }
+
+  // --------------------------------------------------- synchronization (basic)
+
+  /** Blocks until every member has entered the barrier (dissemination over point-to-point). */
+  Barrier(): void {
+    const core = this.live('Barrier');
+    const world = this.world;
+    const empty = EMPTY_BYTES;
+    for (let k = 1; k < core.size; k <<= 1) {
+      const to = core.worldRanks[(core.rank + k) % core.size]!;
+      const from = (core.rank - k + core.size) % core.size;
+      const r = world.engine.irecv(empty, core.ctx + 1, from, TAG_BARRIER);
+      const s = world.engine.isend(empty, to, core.ctx + 1, core.rank, TAG_BARRIER, MODE_STANDARD);
+      world.progress.wait(s);
+      world.progress.wait(r);
+      world.engine.free(s);
+      world.engine.free(r);
+    }
+  }
+
+  barrier(): void {
+    this.Barrier();
+  }
+}
+
+const EMPTY_BYTES = new Uint8Array(0);
+
+function fillProbeStatus(status: Status, u: { src: number; tag: number; len: number }): void {
+  status.source = u.src;
+  status.tag = u.tag;
+  status.count = u.len;
+  status.error = 0;
+  status.cancelled = false;
+}
+
+/** irecv's request: matches with Improbe as progress happens, then receives and deserializes. */
+export class ObjectRequest extends Request {
+  private value: unknown = undefined;
+  private received = false;
+
+  constructor(private readonly owner: Comm, private readonly source: number, private readonly tag: number) {
+    super(null, owner);
+    this.procNull = false;
+  }
+
+  override get active(): boolean {
+    return !this.received;
+  }
+
+  private tryReceive(status?: Status): boolean {
+    if (this.received) return true;
+    const st = new Status();
+    const m = this.owner.Improbe(this.source, this.tag, st);
+    if (m === null) return false;
+    const data = new Uint8Array(st.count);
+    m.Recv(data, status);
+    this.value = this.source === PROC_NULL ? null : v8.deserialize(data);
+    this.received = true;
+    return true;
+  }
+
+  override Wait(status?: Status): true {
+    const world = runtime.requireRunning('Request.Wait');
+    while (!this.tryReceive(status)) world.progress.step();
+    return true;
+  }
+
+  override Test(status?: Status): boolean {
+    return this.tryReceive(status);
+  }
+
+  override Cancel(): void {}
+
+  /** The received value (after Wait or a successful Test). */
+  result(): unknown {
+    return this.value;
+  }
+
+  protected override async completion(): Promise<Status> {
+    const status = new Status();
+    await runtime.requireRunning('irecv (await)').progress.waitUntil(() => this.tryReceive(status));
+    return status;
+  }
+
+  /** Awaiting an object receive yields the value (as mpi4py's irecv().wait() does). */
+  override then<T1 = unknown, T2 = never>(onFulfilled?: ((v: any) => T1 | PromiseLike<T1>) | null,
+                                         onRejected?: ((e: unknown) => T2 | PromiseLike<T2>) | null): Promise<T1 | T2> {
+    return this.completion().then(() => this.value).then(onFulfilled, onRejected);
+  }
 }
 
 /** A communicator within one group of processes. */
@@ -84,9 +550,10 @@ export class Intracomm extends Comm {}
 export function worldCore(rank: number, size: number): CommCore {
   const worldRanks = new Int32Array(size);
   for (let r = 0; r < size; r++) worldRanks[r] = r;
-  return { rank, size, worldRanks };
+  return { rank, size, worldRanks, ctx: 0 };
 }
 
 export function selfCore(worldRank: number): CommCore {
-  return { rank: 0, size: 1, worldRanks: Int32Array.of(worldRank) };
+  return { rank: 0, size: 1, worldRanks: Int32Array.of(worldRank), ctx: 2 };
 }
+

@@ -6,6 +6,11 @@ import { Errhandler } from './errhandler.js';
 import { MPIException } from './exception.js';
 import { abortJob } from './abort.js';
 import { runtime } from './runtime.js';
+import * as constants from './constants.js';
+import { Datatype, Datatypes } from './datatype.js';
+import { Message, Prequest, Request } from './request.js';
+import { Status } from './status.js';
+import { bsendBuffer } from './bsend.js';
 
 const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');
 const COMM_SELF = new Intracomm('MPI_COMM_SELF');
@@ -45,6 +50,20 @@ function Abort(comm: Comm = COMM_WORLD, errorcode = 0): never {
   return comm.Abort(errorcode);
 }
 
+/** Gives MPI a buffer for Bsend/Ibsend (each message needs its size plus MPI.BSEND_OVERHEAD). */
+function Attach_buffer(buf: ArrayBufferView | ArrayBufferLike): void {
+  runtime.requireRunning('MPI.Attach_buffer');
+  if (!(ArrayBuffer.isView(buf) || buf instanceof ArrayBuffer || buf instanceof SharedArrayBuffer)) {
+    throw new MPIException(ErrorClass.ERR_BUFFER, 'MPI.Attach_buffer: expected a TypedArray, Buffer or ArrayBuffer');
+  }
+  bsendBuffer.attach(buf);
+}
+
+/** Waits until all buffered messages are delivered and returns the attached buffer. */
+function Detach_buffer(): ArrayBufferView | ArrayBufferLike | null {
+  return bsendBuffer.detach();
+}
+
 function Get_processor_name(): string {
   runtime.requireRunning('MPI.Get_processor_name');
   return os.hostname();
@@ -77,6 +96,15 @@ export const MPI = {
   COMM_SELF,
   Comm,
   Intracomm,
+  Status,
+  Request,
+  Prequest,
+  Message,
+  Datatype,
+  ...Datatypes,
+  Attach_buffer,
+  Detach_buffer,
+  ...constants,
   Exception: MPIException,
   Errhandler,
   ERRORS_ARE_FATAL: Errhandler.ERRORS_ARE_FATAL,

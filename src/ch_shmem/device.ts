@@ -1,0 +1,343 @@
+import createDebug from 'debug';
+import { addon } from '../native/addon.js';
+import {
+  NO_ROOM, NO_EAGER_ROOM, SENT, type Device, type DeviceLimits, type PacketSink, type SendResult,
+} from '../mpid/device.js';
+import { HDR_BYTES, HDR_WORDS, PKT_EAGER, PKT_RTS, W_LEN, W_TYPE } from '../mpid/hdr/packet.js';
+import type { ShmemConfig } from './config.js';
+import {
+  CHUNK_ENTRY_WORDS, CHUNK_FLAG, CHUNK_LEN, CHUNK_OFFSET, CHUNK_RREQ, CHUNK_TABLE, CONS_EAGER, CONS_SLOTS,
+  PairLayout, SLOT_BYTES, SLOT_WORDS,
+} from './layout.js';
+import { DoorbellWake, ringDoorbell } from './doorbell.js';
+import type { RankSegment } from './rank-segment.js';
+import { copyBytes } from '../common/copy.js';
+
+const trace = createDebug('tsmpi:shmem');
+
+/** Device bits in header word 1 (mpid owns bits 0-15). */
+const DEV_SLOTS_SHIFT = 16;
+const DEV_SLOTS_MASK = 0xff;
+const DEV_IN_EAGER_RING = 1 << 24;
+/** A packet type of the device itself: the rest of the ring up to its end is unused. */
+const DEV_SKIP = 1 << 25;
+
+/** Descriptor of a rendezvous source for single copy: pid, address (low, high 32 bits). */
+const DESC_PID = 0;
+const DESC_ADDR_LO = 1;
+const DESC_ADDR_HI = 2;
+const DESC_WORDS = 3;
+
+/** Most packets handled per peer in one poll, so one busy peer cannot starve the others. */
+const POLL_BATCH = 16;
+
+interface Push {
+  readonly source: Uint8Array;
+  readonly rreqId: number;
+  sent: number;
+}
+
+interface ExpectedPush {
+  readonly dest: Uint8Array;
+  readonly total: number;
+  received: number;
+}
+
+/**
+ * ch_shmem: the device for ranks of one node. Every ordered pair has a single-producer,
+ * single-consumer ring of 128-byte slots in the receiver's segment; messages up to shortMax
+ * travel inside the slots (short), larger ones up to eagerMax in the pair's eager ring
+ * (eager), larger ones by rendezvous: one process_vm_readv of the sender's buffer (single
+ * copy) or a pipelined copy through the pair's bounce chunks.
+ *
+ * Flow control: the sender keeps private counts of slots and eager bytes written; the
+ * receiver publishes what it consumed in its consumer line; free = capacity - (written -
+ * consumed), all counts wrapping int32 with power-of-two capacities.
+ */
+export class ShmemDevice implements Device {
+  readonly name = 'ch_shmem';
+  readonly limits: DeviceLimits;
+  readonly wake: DoorbellWake;
+  private sink: PacketSink | null = null;
+  private readonly layout: PairLayout;
+  private readonly slotMask: number;
+  private readonly eagerMask: number;
+  /** Local peers (world ranks), the only ones polled. */
+  private readonly peers: Int32Array;
+  /** Sender side, indexed by world rank: the peer's segment as words/bytes, our region in it. */
+  private readonly outWords: (Int32Array | null)[];
+  private readonly outBytes: (Uint8Array | null)[];
+  private readonly outBase: Int32Array;
+  private readonly sentSlots: Int32Array;
+  private readonly eagerWritten: Int32Array;
+  private readonly chunkWrite: Int32Array;
+  /** Receiver side: our segment, each sender's region in it. */
+  private readonly inWords: Int32Array;
+  private readonly inBytes: Uint8Array;
+  private readonly inBase: Int32Array;
+  private readonly readSlots: Int32Array;
+  private readonly eagerRead: Int32Array;
+  private readonly chunkRead: Int32Array;
+  private readonly pushes: Push[][];
+  private readonly expected: Map<number, ExpectedPush>[];
+  private activePushes = 0;
+  private activeExpects = 0;
+  private singleCopy: boolean;
+  /** Counters read through MPI.T and --stats. */
+  readonly counters = { short: 0, eager: 0, eagerFull: 0, ringFull: 0, pulls: 0, pushChunks: 0, wakes: 0 };
+
+  constructor(private readonly config: ShmemConfig, worldRank: number, worldSize: number,
+              own: RankSegment, peerSegments: readonly (RankSegment | null)[]) {
+    this.layout = new PairLayout(config);
+    this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS };
+    this.slotMask = config.slots - 1;
+    this.eagerMask = config.eagerBytes - 1;
+    this.wake = new DoorbellWake(own.words);
+    this.peers = Int32Array.from(peerSegments.map((s, r) => (s !== null ? r : -1)).filter((r) => r >= 0));
+    this.outWords = peerSegments.map((s) => (s ? s.words : null));
+    this.outBytes = peerSegments.map((s) => (s ? new Uint8Array(s.memory) : null));
+    this.outBase = new Int32Array(worldSize).fill(this.layout.pairOffset(worldRank));
+    this.sentSlots = new Int32Array(worldSize);
+    this.eagerWritten = new Int32Array(worldSize);
+    this.chunkWrite = new Int32Array(worldSize);
+    this.inWords = own.words;
+    this.inBytes = new Uint8Array(own.memory);
+    this.inBase = Int32Array.from({ length: worldSize }, (_, s) => this.layout.pairOffset(s));
+    this.readSlots = new Int32Array(worldSize);
+    this.eagerRead = new Int32Array(worldSize);
+    this.chunkRead = new Int32Array(worldSize);
+    this.pushes = Array.from({ length: worldSize }, () => []);
+    this.expected = Array.from({ length: worldSize }, () => new Map());
+    this.singleCopy = config.singleCopy && singleCopyAllowed();
+    trace('rank %d: %d local peers, single copy %s', worldRank, this.peers.length, this.singleCopy);
+  }
+
+  init(sink: PacketSink): void {
+    this.sink = sink;
+  }
+
+  reachable(worldRank: number): boolean {
+    return this.outWords[worldRank] !== null;
+  }
+
+  sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number): SendResult {
+    const words = this.outWords[peer]!;
+    const base = this.outBase[peer]!;
+    const type = hdr[W_TYPE]! & 0xff;
+    const inline = type !== PKT_EAGER || len <= this.config.shortMax;
+    const slots = inline ? ((HDR_BYTES + len + SLOT_BYTES - 1) / SLOT_BYTES) | 0 : 1;
+    const sent = this.sentSlots[peer]!;
+    const pos = sent & this.slotMask;
+    const skip = pos + slots > this.config.slots ? this.config.slots - pos : 0;
+    const consumed = Atomics.load(words, (base >> 2) + CONS_SLOTS);
+    if (this.config.slots - ((sent - consumed) | 0) < skip + slots) {
+      this.counters.ringFull++;
+      return NO_ROOM;
+    }
+    const bytes = this.outBytes[peer]!;
+    let eagerAt = 0;
+    let eagerAdvance = 0;
+    if (!inline) {
+      const written = this.eagerWritten[peer]!;
+      const epos = written & this.eagerMask;
+      const eskip = epos + len > this.config.eagerBytes ? this.config.eagerBytes - epos : 0;
+      const econsumed = Atomics.load(words, (base >> 2) + CONS_EAGER);
+      if (this.config.eagerBytes - ((written - econsumed) | 0) < eskip + len) {
+        this.counters.eagerFull++;
+        return NO_EAGER_ROOM;
+      }
+      eagerAt = base + this.layout.eagerOffset + (eskip === 0 ? epos : 0);
+      eagerAdvance = eskip + len;
+    }
+    if (skip > 0) {
+      const at = (base + this.layout.ringOffset) / 4 + pos * SLOT_WORDS;
+      words[at + W_TYPE] = DEV_SKIP | (skip << DEV_SLOTS_SHIFT);
+      Atomics.store(words, at, (sent + 1) | 0);
+    }
+    const start = (sent + skip) | 0;
+    const at = (base + this.layout.ringOffset) / 4 + (start & this.slotMask) * SLOT_WORDS;
+    if (payload !== null && len > 0) {
+      if (inline) copyBytes(payload, off, bytes, at * 4 + HDR_BYTES, len);
+      else copyBytes(payload, off, bytes, eagerAt, len);
+    }
+    for (let w = 1; w < HDR_WORDS; w++) words[at + w] = hdr[w]!;
+    words[at + W_TYPE] = hdr[W_TYPE]! | (slots << DEV_SLOTS_SHIFT) | (inline ? 0 : DEV_IN_EAGER_RING);
+    Atomics.store(words, at, (start + 1) | 0);
+    this.sentSlots[peer] = (start + slots) | 0;
+    if (!inline) {
+      this.eagerWritten[peer] = (this.eagerWritten[peer]! + eagerAdvance) | 0;
+      this.counters.eager++;
+    } else if (type === PKT_EAGER) this.counters.short++;
+    if (ringDoorbell(words)) this.counters.wakes++;
+    return SENT;
+  }
+
+  poll(): number {
+    let handled = 0;
+    const peers = this.peers;
+    for (let i = 0; i < peers.length; i++) handled += this.pollPeer(peers[i]!);
+    if (this.activePushes > 0) handled += this.progressPushes();
+    if (this.activeExpects > 0) handled += this.progressExpects();
+    return handled;
+  }
+
+  private pollPeer(peer: number): number {
+    const words = this.inWords;
+    const base = this.inBase[peer]!;
+    const ringWord = (base + this.layout.ringOffset) >> 2;
+    let read = this.readSlots[peer]!;
+    let handled = 0;
+    let eagerRead = this.eagerRead[peer]!;
+    while (handled < POLL_BATCH) {
+      const at = ringWord + (read & this.slotMask) * SLOT_WORDS;
+      if (Atomics.load(words, at) !== ((read + 1) | 0)) break;
+      const info = words[at + W_TYPE]!;
+      const slots = (info >>> DEV_SLOTS_SHIFT) & DEV_SLOTS_MASK;
+      if ((info & DEV_SKIP) === 0) {
+        const type = info & 0xff;
+        let off = at * 4 + HDR_BYTES;
+        let len = 0;
+        if (type === PKT_EAGER) {
+          len = words[at + W_LEN]!;
+          if ((info & DEV_IN_EAGER_RING) !== 0) {
+            let epos = eagerRead & this.eagerMask;
+            if (epos + len > this.config.eagerBytes) {
+              eagerRead = (eagerRead + this.config.eagerBytes - epos) | 0;
+              epos = 0;
+            }
+            off = base + this.layout.eagerOffset + epos;
+            eagerRead = (eagerRead + len) | 0;
+          }
+        } else if (type === PKT_RTS) {
+          len = DESC_WORDS * 4;
+        }
+        this.sink!.onPacket(peer, words, at, this.inBytes, off, len);
+        handled++;
+      }
+      read = (read + slots) | 0;
+    }
+    if (handled > 0 || read !== this.readSlots[peer]) {
+      this.readSlots[peer] = read;
+      this.eagerRead[peer] = eagerRead;
+      Atomics.store(words, (base >> 2) + CONS_EAGER, eagerRead);
+      Atomics.store(words, (base >> 2) + CONS_SLOTS, read);
+      const sender = this.outWords[peer];
+      if (sender !== null && sender !== undefined && ringDoorbell(sender)) this.counters.wakes++;
+    }
+    return handled;
+  }
+
+  describeSource(_peer: number, source: Uint8Array, desc: Int32Array): void {
+    const addr = addon.addressOf(source);
+    desc[DESC_PID] = process.pid;
+    desc[DESC_ADDR_LO] = addr % 0x100000000;
+    desc[DESC_ADDR_HI] = Math.floor(addr / 0x100000000);
+  }
+
+  pull(_peer: number, desc: Int32Array, dest: Uint8Array): boolean {
+    if (!this.singleCopy) return false;
+    if (dest.length === 0) return true;
+    const addr = (desc[DESC_ADDR_HI]! * 0x100000000) + (desc[DESC_ADDR_LO]! >>> 0);
+    try {
+      addon.cmaRead(desc[DESC_PID]!, dest, addr);
+    } catch (e) {
+      // The kernel refused (ptrace scope, seccomp): every later rendezvous takes the push path.
+      trace('single copy refused (%s); using the pipelined copy', (e as Error).message);
+      this.singleCopy = false;
+      return false;
+    }
+    this.counters.pulls++;
+    return true;
+  }
+
+  startPush(peer: number, source: Uint8Array, rreqId: number): void {
+    this.pushes[peer]!.push({ source, rreqId, sent: 0 });
+    this.activePushes++;
+    this.progressPushes();
+  }
+
+  expectPush(peer: number, rreqId: number, dest: Uint8Array, total: number): void {
+    this.expected[peer]!.set(rreqId, { dest, total, received: 0 });
+    this.activeExpects++;
+  }
+
+  /** Sender side of the pipelined copy: fill every free chunk of the head transfer per peer. */
+  private progressPushes(): number {
+    let moved = 0;
+    for (let peer = 0; peer < this.pushes.length; peer++) {
+      const queue = this.pushes[peer]!;
+      if (queue.length === 0) continue;
+      const words = this.outWords[peer]!;
+      const bytes = this.outBytes[peer]!;
+      const base = this.outBase[peer]!;
+      const table = (base + CHUNK_TABLE) >> 2;
+      while (queue.length > 0) {
+        const push = queue[0]!;
+        const index = this.chunkWrite[peer]! % this.config.bounceChunks;
+        const entry = table + index * CHUNK_ENTRY_WORDS;
+        if (Atomics.load(words, entry + CHUNK_FLAG) !== 0) break;
+        const n = Math.min(this.config.bounceChunk, push.source.length - push.sent);
+        copyBytes(push.source, push.sent, bytes, base + this.layout.bounceOffset + index * this.config.bounceChunk, n);
+        words[entry + CHUNK_RREQ] = push.rreqId;
+        words[entry + CHUNK_LEN] = n;
+        words[entry + CHUNK_OFFSET] = push.sent;
+        Atomics.store(words, entry + CHUNK_FLAG, 1);
+        this.chunkWrite[peer] = this.chunkWrite[peer]! + 1;
+        push.sent += n;
+        moved++;
+        this.counters.pushChunks++;
+        if (push.sent >= push.source.length) {
+          queue.shift();
+          this.activePushes--;
+        }
+      }
+      if (moved > 0) ringDoorbell(words);
+    }
+    return moved;
+  }
+
+  /** Receiver side of the pipelined copy: drain ready chunks into the posted receive. */
+  private progressExpects(): number {
+    let moved = 0;
+    const words = this.inWords;
+    for (let i = 0; i < this.peers.length; i++) {
+      const peer = this.peers[i]!;
+      const expected = this.expected[peer]!;
+      if (expected.size === 0) continue;
+      const base = this.inBase[peer]!;
+      const table = (base + CHUNK_TABLE) >> 2;
+      for (;;) {
+        const index = this.chunkRead[peer]! % this.config.bounceChunks;
+        const entry = table + index * CHUNK_ENTRY_WORDS;
+        if (Atomics.load(words, entry + CHUNK_FLAG) === 0) break;
+        const rreqId = words[entry + CHUNK_RREQ]!;
+        const len = words[entry + CHUNK_LEN]!;
+        const offset = words[entry + CHUNK_OFFSET]!;
+        const x = expected.get(rreqId)!;
+        const fits = Math.max(0, Math.min(len, x.dest.length - offset));
+        if (fits > 0) copyBytes(this.inBytes, base + this.layout.bounceOffset + index * this.config.bounceChunk, x.dest, offset, fits);
+        Atomics.store(words, entry + CHUNK_FLAG, 0);
+        this.chunkRead[peer] = this.chunkRead[peer]! + 1;
+        x.received += len;
+        moved++;
+        if (x.received >= x.total) {
+          expected.delete(rreqId);
+          this.activeExpects--;
+          this.sink!.onPushComplete(rreqId);
+        }
+      }
+      if (moved > 0) ringDoorbell(this.outWords[peer]!);
+    }
+    return moved;
+  }
+
+  finalize(): void {
+    this.sink = null;
+  }
+}
+
+/** Whether process_vm_readv works at all here (seccomp or a kernel without it say no). */
+function singleCopyAllowed(): boolean {
+  const probe = new Uint8Array(8);
+  return addon.cmaProbe(process.pid, addon.addressOf(probe)).ok;
+}

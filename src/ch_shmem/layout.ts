@@ -1,0 +1,56 @@
+import { HEADER_BYTES } from './rank-segment.js';
+import type { ShmemConfig } from './config.js';
+
+/**
+ * Where things are in a rank's segment. The receiver owns the segment; each sender s has one
+ * pair region in it, written by s (ring slots, eager data, bounce chunks) and by the receiver
+ * (its consumer counters, chunk releases). Offsets are in bytes and 128-byte aligned, so the
+ * producer's and the consumer's words never share a cache line.
+ *
+ *   segment:  [rank header 64 B][pad to 128][pair region of sender 0][... sender 1] ...
+ *
+ *   pair region of sender s:
+ *   +0                  consumer line: CONS_SLOTS, CONS_EAGER (written by the receiver only)
+ *   +128                bounce chunk table: per chunk FLAG, RREQ, LEN, OFFSET (4 words)
+ *   +256                ring: `slots` x 128 B; a packet starts with the 8-word mpid header
+ *                       whose word 0 is the sequence number, stored last
+ *   +256 + ring         eager ring: `eagerBytes`, written in FIFO order, wraps to 0 when a
+ *                       message does not fit before the end
+ *   + ... eager         bounce chunks: `bounceChunks` x `bounceChunk` bytes
+ */
+export const SLOT_BYTES = 128;
+export const SLOT_WORDS = SLOT_BYTES / 4;
+export const CONSUMER_LINE = 0;
+export const CONS_SLOTS = 0;
+export const CONS_EAGER = 1;
+export const CHUNK_TABLE = 128;
+export const CHUNK_FLAG = 0;
+export const CHUNK_RREQ = 1;
+export const CHUNK_LEN = 2;
+export const CHUNK_OFFSET = 3;
+export const CHUNK_ENTRY_WORDS = 4;
+const RING = 256;
+
+export class PairLayout {
+  readonly ringOffset = RING;
+  readonly eagerOffset: number;
+  readonly bounceOffset: number;
+  readonly bytes: number;
+
+  constructor(readonly config: ShmemConfig) {
+    this.eagerOffset = RING + config.slots * SLOT_BYTES;
+    this.bounceOffset = this.eagerOffset + config.eagerBytes;
+    this.bytes = this.bounceOffset + config.bounceChunks * config.bounceChunk;
+  }
+
+  /** Byte offset of sender s's pair region in a segment. */
+  pairOffset(sender: number): number {
+    return SEGMENT_HEADER + sender * this.bytes;
+  }
+
+  segmentBytes(worldSize: number): number {
+    return SEGMENT_HEADER + worldSize * this.bytes;
+  }
+}
+
+const SEGMENT_HEADER = Math.ceil(HEADER_BYTES / SLOT_BYTES) * SLOT_BYTES;

@@ -1,0 +1,14 @@
+import { declareInt } from '../common/config.js';
+
+export const SPIN_POLLS = declareInt({
+  name: 'TSMPI_SPIN_POLLS', layer: 'mpid',
+  description: 'Idle polls a blocking call spins before it sleeps on its futex; 0 chooses by load ' +
+    '(long when the node has a core per rank, short when ranks outnumber cores).',
+  default: 0, min: 0, max: 100_000_000,
+});
+
+export const SLEEP_TIMEOUT_MS = declareInt({
+  name: 'TSMPI_SLEEP_TIMEOUT_MS', layer: 'mpid',
+  description: 'Longest futex sleep of a blocked rank before it polls again (a safety net; wake-ups come from peers).',
+  default: 1000, min: 1, max: 60_000,
+});

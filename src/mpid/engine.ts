@@ -1,0 +1,379 @@
+import { copyBytes } from '../common/copy.js';
+import { NO_EAGER_ROOM, SENT, type Device, type PacketSink } from './device.js';
+import {
+  FLAG_SYNC, HDR_WORDS, PKT_ACK, PKT_CANCEL, PKT_CANCEL_OK, PKT_CTS, PKT_EAGER, PKT_FIN, PKT_RTS,
+  W_CTX, W_LEN, W_RREQ, W_SRC, W_SREQ, W_TAG, W_TYPE, writeHeader,
+} from './hdr/packet.js';
+import { MatchQueues } from './match-queue.js';
+import {
+  KIND_RECV, KIND_SEND, MODE_SYNC, Request, RequestPool, SEND_ACKED, SEND_CANCEL_ANSWERED, SEND_DATA_GONE,
+  STATE_DONE,
+} from './request.js';
+import { Unexpected, UnexpectedPool } from './unexpected.js';
+
+/** A control packet parked for lack of room is a request of this kind. */
+const KIND_CONTROL = 4;
+
+/**
+ * The point-to-point protocol engine: protocol selection (eager up to the device's eagerMax,
+ * rendezvous above it or when the eager buffers are full), matching, and the handlers of every
+ * packet type. Sends to a peer leave in the order they were posted: when one has to wait for
+ * room, later ones to that peer wait behind it.
+ */
+export class Engine implements PacketSink {
+  readonly requests = new RequestPool();
+  readonly unexpectedPool = new UnexpectedPool();
+  readonly queues = new MatchQueues();
+  private readonly hdr = new Int32Array(HDR_WORDS);
+  private readonly pendingHead: (Request | null)[];
+  private readonly pendingTail: (Request | null)[];
+  private pendingCount = 0;
+  readonly counters = { eagerSends: 0, rndvSends: 0, eagerFallbacks: 0, unexpected: 0, parked: 0 };
+
+  constructor(readonly worldRank: number, readonly devices: readonly Device[], private readonly deviceOf: readonly Device[]) {
+    this.pendingHead = new Array<Request | null>(deviceOf.length).fill(null);
+    this.pendingTail = new Array<Request | null>(deviceOf.length).fill(null);
+    for (const d of devices) d.init(this);
+  }
+
+  /** Polls every device, then retries parked sends; returns how much happened. */
+  progress(): number {
+    let n = 0;
+    const devices = this.devices;
+    for (let i = 0; i < devices.length; i++) n += devices[i]!.poll();
+    if (this.pendingCount > 0) n += this.retryParked();
+    return n;
+  }
+
+  // ---------------------------------------------------------------- sending
+
+  /** Starts a send of `buf` to world rank `peer`; `src` is our rank in the communicator. */
+  isend(buf: Uint8Array, peer: number, ctx: number, src: number, tag: number, mode: number): Request {
+    const r = this.requests.acquire(KIND_SEND);
+    r.buf = buf;
+    r.peer = peer;
+    r.ctx = ctx;
+    r.rank = src;
+    r.tag = tag;
+    r.mode = mode;
+    r.sendNeeds = mode === MODE_SYNC ? SEND_DATA_GONE | SEND_ACKED : SEND_DATA_GONE;
+    r.pendingType = buf.length <= this.deviceOf[peer]!.limits.eagerMax ? PKT_EAGER : PKT_RTS;
+    if (this.pendingHead[peer] !== null || !this.trySend(r)) this.park(r);
+    return r;
+  }
+
+  private trySend(r: Request): boolean {
+    const dev = this.deviceOf[r.peer]!;
+    const hdr = this.hdr;
+    if (r.pendingType === PKT_EAGER) {
+      writeHeader(hdr, PKT_EAGER, r.mode === MODE_SYNC ? FLAG_SYNC : 0, r.ctx, r.rank, r.tag, r.buf.length, r.id, 0);
+      const result = dev.sendPacket(r.peer, hdr, r.buf, 0, r.buf.length);
+      if (result === SENT) {
+        this.counters.eagerSends++;
+        r.sendGot |= SEND_DATA_GONE;
+        this.checkSendDone(r);
+        return true;
+      }
+      if (result !== NO_EAGER_ROOM) return false;
+      this.counters.eagerFallbacks++;
+      r.pendingType = PKT_RTS;
+    }
+    if (r.pendingType === PKT_RTS) {
+      dev.describeSource(r.peer, r.buf, r.desc);
+      writeHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, r.buf.length, r.id, 0);
+      if (dev.sendPacket(r.peer, hdr, r.descBytes, 0, dev.limits.rndvDescWords * 4) !== SENT) return false;
+      this.counters.rndvSends++;
+      return true;
+    }
+    writeHeader(hdr, r.pendingType, 0, 0, 0, 0, 0, r.ctlSreq, r.ctlRreq);
+    if (dev.sendPacket(r.peer, hdr, null, 0, 0) !== SENT) return false;
+    this.requests.release(r);
+    return true;
+  }
+
+  /** Sends a control packet now, or parks it behind what already waits for that peer. */
+  private sendControl(peer: number, type: number, sreq: number, rreq: number): void {
+    if (this.pendingHead[peer] === null) {
+      writeHeader(this.hdr, type, 0, 0, 0, 0, 0, sreq, rreq);
+      if (this.deviceOf[peer]!.sendPacket(peer, this.hdr, null, 0, 0) === SENT) return;
+    }
+    const c = this.requests.acquire(KIND_CONTROL);
+    c.peer = peer;
+    c.pendingType = type;
+    c.ctlSreq = sreq;
+    c.ctlRreq = rreq;
+    this.park(c);
+  }
+
+  private park(r: Request): void {
+    const peer = r.peer;
+    r.next = null;
+    r.prev = this.pendingTail[peer]!;
+    if (r.prev) r.prev.next = r;
+    else this.pendingHead[peer] = r;
+    this.pendingTail[peer] = r;
+    this.pendingCount++;
+    this.counters.parked++;
+  }
+
+  private unpark(r: Request): void {
+    const peer = r.peer;
+    if (r.prev) r.prev.next = r.next;
+    else this.pendingHead[peer] = r.next;
+    if (r.next) r.next.prev = r.prev;
+    else this.pendingTail[peer] = r.prev;
+    r.next = null;
+    r.prev = null;
+    this.pendingCount--;
+  }
+
+  private retryParked(): number {
+    let sent = 0;
+    for (let peer = 0; peer < this.pendingHead.length; peer++) {
+      for (let r = this.pendingHead[peer]!; r !== null; r = this.pendingHead[peer]!) {
+        const next = r.next;
+        this.unpark(r);
+        if (!this.trySend(r)) {
+          // Back to the front, so the order to this peer stays as posted.
+          r.next = next;
+          if (next) next.prev = r;
+          else this.pendingTail[peer] = r;
+          this.pendingHead[peer] = r;
+          this.pendingCount++;
+          break;
+        }
+        sent++;
+      }
+    }
+    return sent;
+  }
+
+  /** Packets waiting for ring room (control replies included). */
+  get parkedCount(): number {
+    return this.pendingCount;
+  }
+
+  private checkSendDone(r: Request): void {
+    if ((r.sendGot & r.sendNeeds) === r.sendNeeds) this.complete(r);
+  }
+
+  // -------------------------------------------------------------- receiving
+
+  /** Posts a receive into `buf` for (ctx, rank, tag); rank and tag may be wildcards. */
+  irecv(buf: Uint8Array, ctx: number, rank: number, tag: number): Request {
+    const r = this.requests.acquire(KIND_RECV);
+    r.buf = buf;
+    r.ctx = ctx;
+    r.rank = rank;
+    r.tag = tag;
+    const u = this.queues.findUnexpected(ctx, rank, tag);
+    if (u === null) this.queues.post(r);
+    else {
+      this.queues.removeUnexpected(u);
+      this.receiveUnexpected(r, u);
+    }
+    return r;
+  }
+
+  /** Receives a message taken with mprobe (already out of the unexpected queue). */
+  irecvMatched(buf: Uint8Array, u: Unexpected): Request {
+    const r = this.requests.acquire(KIND_RECV);
+    r.buf = buf;
+    r.ctx = u.ctx;
+    r.rank = u.src;
+    r.tag = u.tag;
+    this.receiveUnexpected(r, u);
+    return r;
+  }
+
+  /** The first unexpected message matching, left in the queue (probe); null if none yet. */
+  probe(ctx: number, rank: number, tag: number): Unexpected | null {
+    return this.queues.findUnexpected(ctx, rank, tag);
+  }
+
+  /** Like probe, but the message is taken out of the queue for a later irecvMatched. */
+  mprobe(ctx: number, rank: number, tag: number): Unexpected | null {
+    const u = this.queues.findUnexpected(ctx, rank, tag);
+    if (u !== null) this.queues.removeUnexpected(u);
+    return u;
+  }
+
+  private receiveUnexpected(r: Request, u: Unexpected): void {
+    r.peer = u.peer;
+    r.statusSource = u.src;
+    r.statusTag = u.tag;
+    if (u.type === PKT_EAGER) {
+      this.deliver(r, u.data, 0, u.len);
+      if ((u.flags & FLAG_SYNC) !== 0) this.sendControl(u.peer, PKT_ACK, u.sreq, 0);
+      this.unexpectedPool.release(u);
+      this.complete(r);
+    } else {
+      r.peerReq = u.sreq;
+      r.desc.set(u.desc);
+      const len = u.len;
+      const peer = u.peer;
+      this.unexpectedPool.release(u);
+      this.startRendezvousReceive(r, peer, len);
+    }
+  }
+
+  /** Copies what fits of a message into the receive buffer and sets count and truncation. */
+  private deliver(r: Request, data: Uint8Array, off: number, len: number): void {
+    const fits = len <= r.buf.length ? len : r.buf.length;
+    if (fits > 0) copyBytes(data, off, r.buf, 0, fits);
+    r.statusCount = fits;
+    r.truncated = fits < len;
+  }
+
+  private startRendezvousReceive(r: Request, peer: number, len: number): void {
+    const fits = len <= r.buf.length ? len : r.buf.length;
+    r.statusCount = fits;
+    r.truncated = fits < len;
+    const dest = fits === r.buf.length ? r.buf : r.buf.subarray(0, fits);
+    const dev = this.deviceOf[peer]!;
+    if (dev.pull(peer, r.desc, dest)) {
+      this.sendControl(peer, PKT_FIN, r.peerReq, 0);
+      this.complete(r);
+      return;
+    }
+    dev.expectPush(peer, r.id, dest, len);
+    this.sendControl(peer, PKT_CTS, r.peerReq, r.id);
+  }
+
+  onPushComplete(rreqId: number): void {
+    const r = this.requests.get(rreqId);
+    this.sendControl(r.peer, PKT_FIN, r.peerReq, 0);
+    this.complete(r);
+  }
+
+  onPacket(peer: number, hdr: Int32Array, at: number, payload: Uint8Array, off: number, len: number): void {
+    const info = hdr[at + W_TYPE]!;
+    switch (info & 0xff) {
+      case PKT_EAGER:
+      case PKT_RTS:
+        this.onMessage(peer, hdr, at, info, payload, off, len);
+        return;
+      case PKT_CTS: {
+        const s = this.requests.get(hdr[at + W_SREQ]!);
+        this.deviceOf[peer]!.startPush(peer, s.buf, hdr[at + W_RREQ]!);
+        return;
+      }
+      case PKT_FIN: {
+        const s = this.requests.get(hdr[at + W_SREQ]!);
+        s.sendGot |= SEND_DATA_GONE;
+        this.checkSendDone(s);
+        return;
+      }
+      case PKT_ACK: {
+        const s = this.requests.get(hdr[at + W_SREQ]!);
+        s.sendGot |= SEND_ACKED;
+        this.checkSendDone(s);
+        return;
+      }
+      case PKT_CANCEL: {
+        const sreq = hdr[at + W_SREQ]!;
+        const u = this.queues.findBySender(peer, sreq);
+        if (u !== null) {
+          this.queues.removeUnexpected(u);
+          this.unexpectedPool.release(u);
+        }
+        this.sendControl(peer, PKT_CANCEL_OK, sreq, u !== null ? 1 : 0);
+        return;
+      }
+      case PKT_CANCEL_OK: {
+        const s = this.requests.get(hdr[at + W_SREQ]!);
+        s.sendGot |= SEND_CANCEL_ANSWERED;
+        if (hdr[at + W_RREQ] === 1) {
+          s.cancelled = true;
+          this.complete(s);
+        } else this.checkSendDone(s);
+        return;
+      }
+      default:
+        throw new Error(`mpid: packet of unknown type ${info & 0xff} from world rank ${peer}`);
+    }
+  }
+
+  private onMessage(peer: number, hdr: Int32Array, at: number, info: number, payload: Uint8Array, off: number, len: number): void {
+    const ctx = hdr[at + W_CTX]!;
+    const src = hdr[at + W_SRC]!;
+    const tag = hdr[at + W_TAG]!;
+    const msgLen = hdr[at + W_LEN]!;
+    const sreq = hdr[at + W_SREQ]!;
+    const r = this.queues.takePosted(ctx, src, tag);
+    if (r !== null) {
+      r.peer = peer;
+      r.statusSource = src;
+      r.statusTag = tag;
+      if ((info & 0xff) === PKT_EAGER) {
+        this.deliver(r, payload, off, len);
+        if ((info & FLAG_SYNC) !== 0) this.sendControl(peer, PKT_ACK, sreq, 0);
+        this.complete(r);
+      } else {
+        r.peerReq = sreq;
+        copyBytes(payload, off, r.descBytes, 0, len);
+        this.startRendezvousReceive(r, peer, msgLen);
+      }
+      return;
+    }
+    const u = this.unexpectedPool.acquire();
+    u.ctx = ctx;
+    u.src = src;
+    u.tag = tag;
+    u.len = msgLen;
+    u.type = info & 0xff;
+    u.flags = info & FLAG_SYNC;
+    u.peer = peer;
+    u.sreq = sreq;
+    if (u.type === PKT_EAGER) {
+      u.data = this.unexpectedPool.bytes(len);
+      if (len > 0) copyBytes(payload, off, u.data, 0, len);
+    } else {
+      copyBytes(payload, off, u.descBytes, 0, len);
+    }
+    this.queues.pushUnexpected(u);
+    this.counters.unexpected++;
+  }
+
+  // ------------------------------------------------------------- completion
+
+  /**
+   * Cancels a request. A posted receive is withdrawn at once; a send that is still parked is
+   * withdrawn at once; a send in flight asks the receiver, and completes when it answers.
+   */
+  cancel(r: Request): void {
+    if (r.state === STATE_DONE) return;
+    if (r.kind === KIND_RECV) {
+      if (this.queues.removePosted(r)) {
+        r.cancelled = true;
+        this.complete(r);
+      }
+      return;
+    }
+    for (let p = this.pendingHead[r.peer] ?? null; p !== null; p = p.next) {
+      if (p === r) {
+        this.unpark(r);
+        r.cancelled = true;
+        this.complete(r);
+        return;
+      }
+    }
+    if ((r.sendNeeds & SEND_CANCEL_ANSWERED) !== 0) return;
+    r.sendNeeds |= SEND_CANCEL_ANSWERED;
+    this.sendControl(r.peer, PKT_CANCEL, r.id, 0);
+  }
+
+  private complete(r: Request): void {
+    r.state = STATE_DONE;
+    if (r.userFreed) this.requests.release(r);
+    else if (r.listener !== null) r.listener.requestDone(r);
+  }
+
+  /** The user no longer holds `r`: release it now if done, else when it completes. */
+  free(r: Request): void {
+    if (r.state === STATE_DONE) this.requests.release(r);
+    else r.userFreed = true;
+  }
+}
+
+export { Unexpected };

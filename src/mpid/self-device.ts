@@ -1,0 +1,56 @@
+import { SENT, type Device, type DeviceLimits, type PacketSink, type SendResult, type WakeHandle } from './device.js';
+
+/**
+ * The device for messages a rank sends to itself: a packet is handed to the sink at once,
+ * the payload read straight from the sender's buffer. Any size goes eagerly (a copy is made
+ * only if the receive is not yet posted), so there is no rendezvous and no sleeping.
+ */
+export class SelfDevice implements Device {
+  readonly name = 'self';
+  readonly limits: DeviceLimits = { eagerMax: Number.MAX_SAFE_INTEGER, rndvDescWords: 0 };
+  readonly wake = null;
+  private sink: PacketSink | null = null;
+
+  /** `ownBell`: the rank's doorbell, rung when a waiter of ours sleeps (an awaited receive from self). */
+  constructor(private readonly worldRank: number, private readonly ownBell: WakeHandle & { sleepers(): number }) {}
+
+  init(sink: PacketSink): void {
+    this.sink = sink;
+  }
+
+  reachable(worldRank: number): boolean {
+    return worldRank === this.worldRank;
+  }
+
+  sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number): SendResult {
+    this.sink!.onPacket(peer, hdr, 0, payload ?? EMPTY, off, len);
+    if (this.ownBell.sleepers() > 0) this.ownBell.poke();
+    return SENT;
+  }
+
+  poll(): number {
+    return 0;
+  }
+
+  describeSource(): void {
+    throw new Error('self device: rendezvous is never used for messages to self');
+  }
+
+  pull(): boolean {
+    return false;
+  }
+
+  startPush(): void {
+    throw new Error('self device: rendezvous is never used for messages to self');
+  }
+
+  expectPush(): void {
+    throw new Error('self device: rendezvous is never used for messages to self');
+  }
+
+  finalize(): void {
+    this.sink = null;
+  }
+}
+
+const EMPTY = new Uint8Array(0);

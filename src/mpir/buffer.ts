@@ -1,0 +1,96 @@
+import { Datatype, Datatypes, inferDatatype } from './datatype.js';
+import { ErrorClass } from './error-classes.js';
+
+/**
+ * Decoding of every buffer argument form of API.md, in one place:
+ *   TypedArray | DataView | Buffer | ArrayBuffer | SharedArrayBuffer    (count and type inferred)
+ *   [buf, datatype]          (count = bytes / datatype size)
+ *   [buf, count, datatype]
+ * into a byte view plus count and datatype. Views are cached per user buffer, so passing the
+ * same buffer again (a benchmark loop, a solver's halo) allocates nothing.
+ */
+export class BufferSpec {
+  bytes: Uint8Array = EMPTY;
+  count = 0;
+  datatype: Datatype = Datatypes.BYTE;
+  /** Set when decoding failed: the error class and message (no exception on the fast path). */
+  errorClass = 0;
+  error = '';
+}
+
+const EMPTY = new Uint8Array(0);
+const views = new WeakMap<object, Uint8Array>();
+
+function byteView(data: ArrayBufferView | ArrayBufferLike, length: number): Uint8Array {
+  if (data instanceof Uint8Array && data.length === length) return data;
+  const cached = views.get(data);
+  if (cached !== undefined && cached.length === length) return cached;
+  const view = ArrayBuffer.isView(data)
+    ? new Uint8Array(data.buffer, data.byteOffset, length)
+    : new Uint8Array(data, 0, length);
+  views.set(data, view);
+  return view;
+}
+
+function isData(x: unknown): x is ArrayBufferView | ArrayBufferLike {
+  return ArrayBuffer.isView(x) || x instanceof ArrayBuffer || x instanceof SharedArrayBuffer;
+}
+
+function byteLengthOf(x: ArrayBufferView | ArrayBufferLike): number {
+  return x.byteLength;
+}
+
+/** Fills `out` from `arg`; on bad input sets out.errorClass and out.error, returns false. */
+export function decodeBuffer(arg: unknown, out: BufferSpec): boolean {
+  out.errorClass = 0;
+  let data: unknown = arg;
+  let count = -1;
+  let datatype: unknown = null;
+  if (Array.isArray(arg)) {
+    data = arg[0];
+    if (arg.length === 2) datatype = arg[1];
+    else if (arg.length === 3) {
+      count = arg[1] as number;
+      datatype = arg[2];
+    } else return fail(out, ErrorClass.ERR_BUFFER, `a buffer list must be [buf, datatype] or [buf, count, datatype], got ${arg.length} items`);
+  }
+  if (!isData(data)) {
+    return fail(out, ErrorClass.ERR_BUFFER, `expected a TypedArray, DataView, Buffer or ArrayBuffer, got ${describe(data)}`);
+  }
+  if (datatype === null) {
+    datatype = ArrayBuffer.isView(data) ? inferDatatype(data) : Datatypes.BYTE;
+    if (datatype === null) return fail(out, ErrorClass.ERR_TYPE, `cannot infer a datatype for ${describe(data)}; pass [buf, datatype]`);
+  }
+  if (!(datatype instanceof Datatype)) return fail(out, ErrorClass.ERR_TYPE, `expected an MPI.Datatype, got ${describe(datatype)}`);
+  const dt = datatype;
+  if (dt.size === 0 && dt !== Datatypes.DATATYPE_NULL) return fail(out, ErrorClass.ERR_TYPE, `${dt.name} has size 0`);
+  if (dt === Datatypes.DATATYPE_NULL) return fail(out, ErrorClass.ERR_TYPE, 'MPI.DATATYPE_NULL is not a datatype for data');
+  const available = byteLengthOf(data);
+  if (count < 0) {
+    if (count !== -1 || !Number.isInteger(count)) return fail(out, ErrorClass.ERR_COUNT, `count ${count} is negative`);
+    count = Math.floor(available / dt.size);
+  } else if (!Number.isInteger(count)) {
+    return fail(out, ErrorClass.ERR_COUNT, `count ${String(count)} is not a non-negative integer`);
+  }
+  const bytes = count * dt.size;
+  if (bytes > available) {
+    return fail(out, ErrorClass.ERR_BUFFER, `${count} x ${dt.name} (${bytes} bytes) does not fit a buffer of ${available} bytes`);
+  }
+  out.bytes = byteView(data, bytes);
+  out.count = count;
+  out.datatype = dt;
+  return true;
+}
+
+function fail(out: BufferSpec, errorClass: number, message: string): false {
+  out.errorClass = errorClass;
+  out.error = message;
+  return false;
+}
+
+export function describe(x: unknown): string {
+  if (x === null) return 'null';
+  if (x === undefined) return 'undefined';
+  if (typeof x === 'object') return (x as object).constructor?.name ?? 'object';
+  return `${typeof x} ${String(x)}`;
+}

@@ -1,0 +1,24 @@
+/** Point-to-point constants, with MPICH's values. */
+export const ANY_SOURCE = -2;
+export const ANY_TAG = -1;
+export const PROC_NULL = -1;
+export const ROOT = -3;
+export const UNDEFINED = -32766;
+/** Largest tag: the packet header carries a signed 32-bit tag. */
+export const TAG_UB_VALUE = 0x7fffffff;
+/** Bytes MPI.Bsend needs in the attached buffer on top of each message's data. */
+export const BSEND_OVERHEAD = 128;
+
+/** Predefined attribute keys, read with comm.Get_attr. */
+export const TAG_UB = 0x64400001;
+export const HOST = 0x64400003;
+export const IO = 0x64400005;
+export const WTIME_IS_GLOBAL = 0x64400007;
+export const APPNUM = 0x64400009;
+export const UNIVERSE_SIZE = 0x6440000b;
+
+/** Comparison results. */
+export const IDENT = 0;
+export const CONGRUENT = 1;
+export const SIMILAR = 2;
+export const UNEQUAL = 3;
