@@ -15,10 +15,18 @@ const files = [];
     else if (e.name.endsWith('.test.js') && (only.length === 0 || only.some((o) => p.includes(o)))) files.push(p);
   }
 })(path.join(root, 'dist', 'test'));
+// An argument naming an area of test/mpi (`mpi/comm`) selects the programs of its testlist.
+const areas = only.filter((o) => /^mpi\/[\w-]+$/.test(o) && fs.existsSync(path.join(root, 'test', o, 'testlist')));
+const env = { ...process.env };
+if (areas.length > 0) {
+  const runner = path.join(root, 'dist', 'test', 'mpi', 'testlists.test.js');
+  if (!files.includes(runner)) files.push(runner);
+  env.TSMPI_TEST_AREAS = areas.map((a) => a.slice('mpi/'.length)).join(',');
+}
 files.sort();
 if (files.length === 0) {
   console.error('run-tests: no test files under dist/test (did the TypeScript build run?)');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], { stdio: 'inherit', cwd: root });
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], { stdio: 'inherit', cwd: root, env });
 process.exit(r.status ?? 1);

@@ -1,2 +1,4 @@
 /** tsmpi: an MPI runtime for Node.js. `import { MPI } from 'tsmpi'`. */
-export { MPI, Comm, Intracomm, MPIException, Errhandler, Status, Request, Prequest, Message, Datatype } from './mpir/index.js';
+export {
+  MPI, Comm, Intracomm, Group, MPIException, Errhandler, Status, Request, Prequest, Message, Datatype,
+} from './mpir/index.js';

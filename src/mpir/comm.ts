@@ -5,11 +5,15 @@ import { abortJob } from './abort.js';
 import { bsendBuffer } from './bsend.js';
 import { BufferSpec, decodeBuffer, describe } from './buffer.js';
 import {
+  commGroup, compareComms, createComm, createGroupComm, dupComm, freeComm, splitComm, splitTypeComm,
+} from './comm-manage.js';
+import {
   ANY_SOURCE, ANY_TAG, APPNUM, HOST, IO, PROC_NULL, TAG_UB, TAG_UB_VALUE, UNIVERSE_SIZE, WTIME_IS_GLOBAL,
 } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { Errhandler } from './errhandler.js';
 import { MPIException } from './exception.js';
+import type { Group } from './group.js';
 import { Message, Prequest, Request, fillEmpty, fillStatus } from './request.js';
 import { runtime } from './runtime.js';
 import { Status } from './status.js';
@@ -476,6 +480,62 @@ export class Comm {
   barrier(): void {
     this.Barrier();
   }
+
+  // ------------------------------------------------- communicator management
+
+  /** The group of this communicator's members. */
+  Get_group(): Group {
+    return commGroup(this.live('Get_group'));
+  }
+
+  /** Collective: a new communicator with the same members in the same order. */
+  Dup(): Intracomm {
+    return this.made(dupComm(this, this.live('Dup')));
+  }
+
+  /**
+   * Collective: one new communicator per color, ranked by key (ties keep the order here);
+   * color MPI.UNDEFINED gets MPI.COMM_NULL.
+   */
+  Split(color = 0, key = 0): Intracomm {
+    return this.made(splitComm(this, this.live('Split'), color, key));
+  }
+
+  /** Collective: MPI.COMM_TYPE_SHARED gives one communicator per node (the ranks sharing memory). */
+  Split_type(splitType: number, key = 0): Intracomm {
+    return this.made(splitTypeComm(this, this.live('Split_type'), splitType, key));
+  }
+
+  /** Collective: a communicator of the members of `group` (a subgroup); others get MPI.COMM_NULL. */
+  Create(group: Group): Intracomm {
+    return this.made(createComm(this, this.live('Create'), group));
+  }
+
+  /** Collective over the members of `group` only; a caller outside it gets MPI.COMM_NULL. */
+  Create_group(group: Group, tag = 0): Intracomm {
+    return this.made(createGroupComm(this, this.live('Create_group'), group, tag));
+  }
+
+  /** Frees the communicator: later calls on it raise MPI.ERR_COMM (local: context ids are never reused). */
+  Free(): void {
+    freeComm(this, this.live('Free'));
+    this.core = null;
+  }
+
+  /** MPI.IDENT (this communicator), MPI.CONGRUENT (same members, same order), MPI.SIMILAR or MPI.UNEQUAL. */
+  Compare(comm: Comm): number {
+    const core = this.live('Compare');
+    if (!(comm instanceof Comm)) this.fail('Compare', ErrorClass.ERR_COMM, `comm must be an MPI.Comm, got ${describe(comm)}`);
+    return compareComms(comm === this, core, comm.live('Compare'));
+  }
+
+  /** The communicator of a new core (MPI.COMM_NULL for none); it inherits our error handler. */
+  private made(core: CommCore | null): Intracomm {
+    if (core === null) return COMM_NULL;
+    const comm = new Intracomm(`comm#${core.ctx}`, core);
+    comm.errhandler = this.errhandler;
+    return comm;
+  }
 }
 
 const EMPTY_BYTES = new Uint8Array(0);
@@ -546,6 +606,32 @@ export class ObjectRequest extends Request {
 
 /** A communicator within one group of processes. */
 export class Intracomm extends Comm {}
+
+/**
+ * MPI.COMM_NULL: what Split, Split_type, Create and Create_group give processes outside the new
+ * communicator. Every call on it raises MPI.ERR_COMM, always thrown: it has no error handler.
+ */
+class NullComm extends Intracomm {
+  protected override live(call: string): CommCore {
+    return this.unusable(call);
+  }
+
+  override fail(call: string, errorClass: number, message: string): never {
+    throw new MPIException(errorClass, `MPI_COMM_NULL.${call}: ${message}`);
+  }
+
+  override Get_name(): string { return this.unusable('Get_name'); }
+  override Set_name(): void { this.unusable('Set_name'); }
+  override Set_errhandler(): void { this.unusable('Set_errhandler'); }
+  override Get_errhandler(): Errhandler { return this.unusable('Get_errhandler'); }
+
+  private unusable(call: string): never {
+    return this.fail(call, ErrorClass.ERR_COMM, 'MPI.COMM_NULL is the null communicator (given to processes outside ' +
+      'a new communicator); it has no members and no call may use it');
+  }
+}
+
+export const COMM_NULL: Intracomm = new NullComm('MPI_COMM_NULL');
 
 export function worldCore(rank: number, size: number): CommCore {
   const worldRanks = new Int32Array(size);

@@ -22,3 +22,6 @@ export const IDENT = 0;
 export const CONGRUENT = 1;
 export const SIMILAR = 2;
 export const UNEQUAL = 3;
+
+/** Split types of comm.Split_type (MPICH's value). */
+export const COMM_TYPE_SHARED = 1;

@@ -1,5 +1,6 @@
 export { MPI } from './mpi.js';
 export { Comm, Intracomm } from './comm.js';
+export { Group } from './group.js';
 export { MPIException } from './exception.js';
 export { Errhandler } from './errhandler.js';
 export { Status } from './status.js';

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Comm, Intracomm, selfCore, worldCore } from './comm.js';
+import { COMM_NULL, Comm, Intracomm, selfCore, worldCore } from './comm.js';
 import { ErrorClass } from './error-classes.js';
 import { Errhandler } from './errhandler.js';
 import { MPIException } from './exception.js';
@@ -8,6 +8,7 @@ import { abortJob } from './abort.js';
 import { runtime } from './runtime.js';
 import * as constants from './constants.js';
 import { Datatype, Datatypes } from './datatype.js';
+import { GROUP_EMPTY, Group } from './group.js';
 import { Message, Prequest, Request } from './request.js';
 import { Status } from './status.js';
 import { bsendBuffer } from './bsend.js';
@@ -94,8 +95,11 @@ export const MPI = {
   Wtick,
   COMM_WORLD,
   COMM_SELF,
+  COMM_NULL,
   Comm,
   Intracomm,
+  Group,
+  GROUP_EMPTY,
   Status,
   Request,
   Prequest,

@@ -7,11 +7,14 @@ import { DIST, ROOT, tsmpiexec } from '../helpers.js';
 /**
  * Runs every program of every test/mpi/<area>/testlist through tsmpiexec. A line reads
  * `name nprocs [env=VAR=value]... [arg=value]... [timeout=S]`; the program passes when the job
- * exits 0 and rank 0 printed " No Errors".
+ * exits 0 and rank 0 printed " No Errors". TSMPI_TEST_AREAS=comm,group (set by
+ * `node scripts/run-tests.mjs mpi/comm mpi/group`) runs only those areas.
  */
+const selected = process.env.TSMPI_TEST_AREAS ? process.env.TSMPI_TEST_AREAS.split(',') : null;
 const areas = fs.readdirSync(path.join(ROOT, 'test', 'mpi'), { withFileTypes: true })
   .filter((d) => d.isDirectory() && fs.existsSync(path.join(ROOT, 'test', 'mpi', d.name, 'testlist')))
-  .map((d) => d.name);
+  .map((d) => d.name)
+  .filter((name) => selected === null || selected.includes(name));
 
 for (const area of areas) {
   const lines = fs.readFileSync(path.join(ROOT, 'test', 'mpi', area, 'testlist'), 'utf8').split('\n')

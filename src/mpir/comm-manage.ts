@@ -1,0 +1,164 @@
+import type { World } from '../mpid/world.js';
+import { describe } from './buffer.js';
+import {
+  TAG_CREATE_GROUP, TAG_CTX_AGREE, TAG_SPLIT, allMembers, allgatherInts, allreduceMaxInt, type Participants,
+} from './coll-internal.js';
+import type { Comm, CommCore } from './comm.js';
+import { COMM_TYPE_SHARED, IDENT, CONGRUENT, TAG_UB_VALUE, UNDEFINED } from './constants.js';
+import { ErrorClass } from './error-classes.js';
+import { Group, compareMembers } from './group.js';
+import { runtime } from './runtime.js';
+
+/**
+ * Communicator management, as far as context ids need it: the bodies of comm.Get_group, Dup,
+ * Split, Split_type, Create, Create_group, Free and Compare (the Comm methods are one line each).
+ * A constructor returns the CommCore of the new communicator, or null where the caller gets
+ * MPI.COMM_NULL; the Comm method wraps it.
+ *
+ * Context ids. A communicator's point-to-point traffic matches on its ctx and its internal
+ * collective traffic on ctx + 1, so ids go in steps of 2: COMM_WORLD has 0, COMM_SELF 2, and
+ * every process keeps the lowest id it has not used yet (`nextCtx`, from FIRST_FREE_CTX). To make
+ * a communicator, its members (the parent's, for Split and Create, as those are collective over
+ * the parent) take the maximum of their nextCtx and all move past it. The id is then above every
+ * id any member ever used, so no member has another live communicator with it, which is all
+ * matching needs: a message is matched by the receiving process only. One agreement serves all
+ * the communicators of a Split, as they are disjoint. Freed ids are not reused: 2^30 ids last a
+ * process's lifetime, and no message of a freed communicator can ever match a new one.
+ */
+
+/** The first id after COMM_WORLD (0, 1) and COMM_SELF (2, 3). */
+export const FIRST_FREE_CTX = 4;
+/** The last usable id: ctx + 1 must still fit the packet header's signed 32-bit word. */
+const LAST_CTX = 0x7ffffffc;
+
+let nextCtx = FIRST_FREE_CTX;
+
+/** Moves this process past an agreed id, or reports that ids ran out. */
+function takeCtx(comm: Comm, call: string, agreed: number): number {
+  if (agreed > LAST_CTX) comm.fail(call, ErrorClass.ERR_OTHER, `no context id left (the next would be ${agreed}, the last is ${LAST_CTX})`);
+  nextCtx = agreed + 2;
+  return agreed;
+}
+
+/** A number as itself, anything else by its type. */
+function show(x: unknown): string {
+  return typeof x === 'number' ? String(x) : describe(x);
+}
+
+function world(call: string): World {
+  return runtime.requireRunning(call);
+}
+
+/** comm.Get_group: the members, as world ranks. */
+export function commGroup(core: CommCore): Group {
+  return Group.ofWorldRanks(core.worldRanks, core.worldRanks[core.rank]!);
+}
+
+/** comm.Dup: collective over comm; same members, same order, a new context. */
+export function dupComm(comm: Comm, core: CommCore): CommCore {
+  const w = world('Dup');
+  const ctx = takeCtx(comm, 'Dup', allreduceMaxInt(w, allMembers(core), nextCtx, TAG_CTX_AGREE));
+  return { rank: core.rank, size: core.size, worldRanks: core.worldRanks, ctx };
+}
+
+/**
+ * comm.Split: collective over comm. Members with the same color form a communicator, ranked by
+ * key, ties by their rank in comm; color MPI.UNDEFINED gets MPI.COMM_NULL (null).
+ */
+export function splitComm(comm: Comm, core: CommCore, color: number, key: number, call = 'Split'): CommCore | null {
+  if (!(color === UNDEFINED || (Number.isInteger(color) && color >= 0 && color <= 0x7fffffff))) {
+    comm.fail(call, ErrorClass.ERR_ARG, `color ${show(color)} is invalid (expected an integer 0..${0x7fffffff} or MPI.UNDEFINED)`);
+  }
+  if (!(Number.isInteger(key) && key >= -0x80000000 && key <= 0x7fffffff)) {
+    comm.fail(call, ErrorClass.ERR_ARG, `key ${show(key)} is invalid (expected a 32-bit integer)`);
+  }
+  const w = world(call);
+  const all = allgatherInts(w, allMembers(core), Int32Array.of(color, key, nextCtx), TAG_SPLIT);
+  let agreed = 0;
+  for (let r = 0; r < core.size; r++) if (all[3 * r + 2]! > agreed) agreed = all[3 * r + 2]!;
+  const ctx = takeCtx(comm, call, agreed);
+  if (color === UNDEFINED) return null;
+  const chosen: number[] = [];
+  for (let r = 0; r < core.size; r++) if (all[3 * r] === color) chosen.push(r);
+  chosen.sort((a, b) => all[3 * a + 1]! - all[3 * b + 1]! || a - b);
+  const worldRanks = new Int32Array(chosen.length);
+  for (let i = 0; i < chosen.length; i++) worldRanks[i] = core.worldRanks[chosen[i]!]!;
+  return { rank: chosen.indexOf(core.rank), size: chosen.length, worldRanks, ctx };
+}
+
+/**
+ * comm.Split_type: MPI.COMM_TYPE_SHARED splits comm into the members that share a node (whose
+ * business cards carry our node id); MPI.UNDEFINED gets MPI.COMM_NULL.
+ */
+export function splitTypeComm(comm: Comm, core: CommCore, splitType: number, key: number): CommCore | null {
+  if (splitType === UNDEFINED) return splitComm(comm, core, UNDEFINED, key, 'Split_type');
+  if (splitType !== COMM_TYPE_SHARED) {
+    comm.fail('Split_type', ErrorClass.ERR_ARG, `split_type ${show(splitType)} is not supported ` +
+      '(expected MPI.COMM_TYPE_SHARED or MPI.UNDEFINED)');
+  }
+  // The color of a node: the lowest world rank on it, which every member computes alike.
+  const cards = world('Split_type').cards;
+  const node = cards[core.worldRanks[core.rank]!]!.nodeId;
+  let color = 0;
+  while (cards[color]!.nodeId !== node) color++;
+  return splitComm(comm, core, color, key, 'Split_type');
+}
+
+/** The members of `group` after checking it is a live subgroup of comm; their ranks in comm. */
+function subgroupRanks(comm: Comm, core: CommCore, call: string, group: unknown): { members: Int32Array; commRanks: Int32Array } {
+  if (!(group instanceof Group)) comm.fail(call, ErrorClass.ERR_GROUP, `group must be an MPI.Group, got ${describe(group)}`);
+  const members = group.peek();
+  if (members === null) return comm.fail(call, ErrorClass.ERR_GROUP, 'group has been freed');
+  const rankOf = new Map<number, number>();
+  for (let r = 0; r < core.size; r++) rankOf.set(core.worldRanks[r]!, r);
+  const commRanks = new Int32Array(members.length);
+  for (let i = 0; i < members.length; i++) {
+    const r = rankOf.get(members[i]!);
+    if (r === undefined) {
+      comm.fail(call, ErrorClass.ERR_GROUP, `group is not a subgroup of the communicator: its rank ${i} ` +
+        `(world rank ${members[i]}) is not a member`);
+    }
+    commRanks[i] = r;
+  }
+  return { members, commRanks };
+}
+
+/** comm.Create: collective over comm (every member passes the same group); non-members get null. */
+export function createComm(comm: Comm, core: CommCore, group: unknown): CommCore | null {
+  const { members } = subgroupRanks(comm, core, 'Create', group);
+  const ctx = takeCtx(comm, 'Create', allreduceMaxInt(world('Create'), allMembers(core), nextCtx, TAG_CTX_AGREE));
+  const rank = members.indexOf(core.worldRanks[core.rank]!);
+  if (rank < 0) return null;
+  return { rank, size: members.length, worldRanks: members.slice(), ctx };
+}
+
+/**
+ * comm.Create_group: collective over the members of `group` only (the others of comm take no
+ * part); a caller outside the group gets null at once. `tag` is checked as a tag: it is not
+ * needed to tell calls apart, as each process makes its calls from one thread, in one order.
+ */
+export function createGroupComm(comm: Comm, core: CommCore, group: unknown, tag: number): CommCore | null {
+  const { members, commRanks } = subgroupRanks(comm, core, 'Create_group', group);
+  if (!(Number.isInteger(tag) && tag >= 0 && tag <= TAG_UB_VALUE)) {
+    comm.fail('Create_group', ErrorClass.ERR_TAG, `tag ${show(tag)} is invalid (expected 0..${TAG_UB_VALUE})`);
+  }
+  const index = members.indexOf(core.worldRanks[core.rank]!);
+  if (index < 0) return null;
+  const p: Participants = { ctx: core.ctx + 1, index, worldRanks: members, commRanks };
+  const ctx = takeCtx(comm, 'Create_group', allreduceMaxInt(world('Create_group'), p, nextCtx, TAG_CREATE_GROUP));
+  return { rank: index, size: members.length, worldRanks: members.slice(), ctx };
+}
+
+/** comm.Free: the predefined communicators cannot be freed; the caller then drops its core. */
+export function freeComm(comm: Comm, core: CommCore): void {
+  if (core.ctx < FIRST_FREE_CTX) {
+    comm.fail('Free', ErrorClass.ERR_COMM, `${comm.Get_name()} is predefined and cannot be freed`);
+  }
+}
+
+/** comm.Compare: IDENT (one communicator), CONGRUENT (same members in the same order), SIMILAR, UNEQUAL. */
+export function compareComms(same: boolean, a: CommCore, b: CommCore): number {
+  if (same) return IDENT;
+  const groups = compareMembers(a.worldRanks, b.worldRanks);
+  return groups === IDENT ? CONGRUENT : groups;
+}
