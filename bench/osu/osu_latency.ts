@@ -1,0 +1,131 @@
+/**
+ * osu_latency: OMB's point-to-point latency test on tsmpi. Two ranks ping-pong one message
+ * with blocking Send/Recv; rank 0 reports half the round trip in microseconds per size.
+ *
+ *   npx tsc -p tsconfig.json
+ *   node dist/bin/tsmpiexec.js -n 2 node dist/bench/osu/osu_latency.js [-m [MIN:]MAX] [-i ITER] [-x ITER] [-c]
+ *   node dist/bin/tsmpiexec.js -n 2 node --expose-gc dist/bench/osu/osu_latency.js -m 8   (exact heap figure)
+ *   TSMPI_SHORT_MAX=0 node dist/bin/tsmpiexec.js -n 2 node dist/bench/osu/osu_latency.js   (no short protocol)
+ *
+ * Per size: fill the buffers, Barrier, untimed warm-up, then MPI.Wtime() around the timed loop
+ * only. For sizes 0..8 bytes both ranks also read the V8 heap (v8.getHeapStatistics()) before
+ * and after the timed loop, after a full collection when node runs with --expose-gc, and the
+ * sum over those sizes is printed after the table as `# heap growth over the 0-8 byte loop: N
+ * bytes`, followed by a `# heap growth detail:` line. N includes what the JIT compiles while
+ * the loops run (the default warm-up of 100 round trips is too short for V8 to settle), a
+ * fixed cost of a few hundred kilobytes that does not grow with -i; the young generation
+ * per message in the last size shows the message path itself: a fraction of a byte (a fixed
+ * cost spread over the loop) when it allocates nothing, at least 16 bytes for one object.
+ */
+import { MPI } from '../../src/index.js';
+import {
+  type BenchmarkSpec, HeapWatch, collectGarbage, countMismatches, fill, fillPattern, finish, formatRow, gatherToRoot,
+  hasGc, iterationsFor, messageSizes, out, printHeader, shareFromRoot, start, sumToRoot, validationFailure, warmupFor,
+} from './util.js';
+
+const spec: BenchmarkSpec = {
+  name: 'osu_latency',
+  title: 'OSU MPI Latency Test',
+  kind: 'latency',
+  processCountError: (n) => (n === 2 ? null : 'This test requires exactly two processes'),
+};
+
+/** Largest size whose timed loop is watched for heap growth. */
+const HEAP_WATCH_MAX = 8;
+const TAG = 1;
+
+type Comm = typeof MPI.COMM_WORLD;
+
+/** `n` round trips; the initiator sends first. The same function runs warm-up and timed loop. */
+function pingPong(comm: Comm, s: Uint8Array, r: Uint8Array, peer: number, n: number, initiator: boolean): void {
+  if (initiator) {
+    for (let i = 0; i < n; i++) {
+      comm.Send(s, peer, TAG);
+      comm.Recv(r, peer, TAG);
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      comm.Recv(r, peer, TAG);
+      comm.Send(s, peer, TAG);
+    }
+  }
+}
+
+/** One untimed round trip of patterned data; returns the mismatching bytes seen by both ranks (on rank 0). */
+function validate(comm: Comm, s: Uint8Array, r: Uint8Array, peer: number, size: number): number {
+  fillPattern(s, size, comm.rank);
+  r.fill(0);
+  comm.Barrier();
+  pingPong(comm, s, r, peer, 1, comm.rank === 0);
+  return sumToRoot(comm, countMismatches(r, size, peer));
+}
+
+/**
+ * Collective: rank 0 prints the heap line (the larger growth of the two ranks, as
+ * v8.getHeapStatistics() sees it), then a line with each rank's share: its young generation
+ * (where per-message objects would land), that of the last size per message (when the JIT has
+ * settled), and the collections that ran during the loops.
+ */
+function reportHeap(comm: Comm, heap: HeapWatch, roundTrips: number, lastRoundTrips: number): void {
+  const used = gatherToRoot(comm, heap.used);
+  const young = gatherToRoot(comm, heap.young);
+  const lastYoung = gatherToRoot(comm, heap.lastYoung);
+  const collections = gatherToRoot(comm, heap.collections).reduce((a, b) => a + b, 0);
+  if (comm.rank !== 0) return;
+  out(`# heap growth over the 0-8 byte loop: ${Math.max(...used)} bytes`);
+  // Each rank sends one message and receives one per round trip.
+  const ranks = used.map((u, k) => `rank ${k} ${u} B, young generation ${young[k]} B, ` +
+    `${(lastYoung[k]! / (2 * lastRoundTrips)).toFixed(2)} B per message in the last size`).join('; ');
+  out(`# heap growth detail: ${ranks}; ${roundTrips} round trips, ${collections} collections during the loops` +
+    `${hasGc() ? '' : ' (run node with --expose-gc for a clean start)'}; the rest is JIT-compiled code and its data`);
+}
+
+function main(): void {
+  const o = start(spec);
+  const comm = MPI.COMM_WORLD;
+  const rank = comm.rank;
+  const peer = 1 - rank;
+  const initiator = rank === 0;
+  const sbuf = new Uint8Array(Math.max(o.maxSize, 4));
+  const rbuf = new Uint8Array(Math.max(o.maxSize, 4));
+  printHeader(spec, o, comm);
+
+  const heap = new HeapWatch();
+  let watchedRoundTrips = 0;
+  let lastRoundTrips = 0;
+  for (const size of messageSizes(spec, o)) {
+    const s = sbuf.subarray(0, size);
+    const r = rbuf.subarray(0, size);
+    fill(sbuf, size, 0x61);
+    fill(rbuf, size, 0x62);
+    const iterations = iterationsFor(o, size);
+    const watch = size <= HEAP_WATCH_MAX;
+    if (watch) collectGarbage(); // before the warm-up, whose iterations absorb the skew
+
+    comm.Barrier();
+    pingPong(comm, s, r, peer, warmupFor(o, size), initiator);
+    if (watch) heap.begin();
+    const t0 = MPI.Wtime();
+    pingPong(comm, s, r, peer, iterations, initiator);
+    const t1 = MPI.Wtime();
+    if (watch) {
+      heap.end();
+      watchedRoundTrips += iterations;
+      lastRoundTrips = iterations;
+    }
+
+    let validation: string | null = null;
+    let failed = false;
+    if (o.validate) {
+      failed = shareFromRoot(comm, validate(comm, s, r, peer, size)) > 0;
+      validation = failed ? 'Fail' : 'Pass';
+    }
+    if (rank === 0) out(formatRow(size, ((t1 - t0) * 1e6) / (2 * iterations), validation));
+    if (failed) validationFailure(size);
+  }
+
+  if (heap.loops > 0) reportHeap(comm, heap, watchedRoundTrips, lastRoundTrips);
+  finish(0);
+}
+
+main();
