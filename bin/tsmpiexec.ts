@@ -4,6 +4,14 @@ import '../src/config-all.js';
 import { parseCommandLine, USAGE, UsageError } from './launcher/args.js';
 import { Job } from './launcher/job.js';
 
+// A reader that goes away (`tsmpiexec ... | head`) must not crash the launcher: output to a
+// closed pipe is dropped and the job runs on.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+}
+
 async function main(): Promise<number> {
   let parsed;
   try {

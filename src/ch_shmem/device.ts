@@ -70,6 +70,12 @@ export class ShmemDevice implements Device {
   private readonly outBase: Int32Array;
   private readonly sentSlots: Int32Array;
   private readonly eagerWritten: Int32Array;
+  /**
+   * Credits: free slots / eager bytes as last learned from the receiver's consumer line. The
+   * sender reads that line (a cache miss: the receiver writes it) only when its credits run out.
+   */
+  private readonly slotCredits: Int32Array;
+  private readonly eagerCredits: Int32Array;
   private readonly chunkWrite: Int32Array;
   /** Receiver side: our segment, each sender's region in it. */
   private readonly inWords: Int32Array;
@@ -99,6 +105,8 @@ export class ShmemDevice implements Device {
     this.outBase = new Int32Array(worldSize).fill(this.layout.pairOffset(worldRank));
     this.sentSlots = new Int32Array(worldSize);
     this.eagerWritten = new Int32Array(worldSize);
+    this.slotCredits = new Int32Array(worldSize).fill(config.slots);
+    this.eagerCredits = new Int32Array(worldSize).fill(config.eagerBytes);
     this.chunkWrite = new Int32Array(worldSize);
     this.inWords = own.words;
     this.inBytes = new Uint8Array(own.memory);
@@ -129,10 +137,13 @@ export class ShmemDevice implements Device {
     const sent = this.sentSlots[peer]!;
     const pos = sent & this.slotMask;
     const skip = pos + slots > this.config.slots ? this.config.slots - pos : 0;
-    const consumed = Atomics.load(words, (base >> 2) + CONS_SLOTS);
-    if (this.config.slots - ((sent - consumed) | 0) < skip + slots) {
-      this.counters.ringFull++;
-      return NO_ROOM;
+    if (this.slotCredits[peer]! < skip + slots) {
+      const consumed = Atomics.load(words, (base >> 2) + CONS_SLOTS);
+      this.slotCredits[peer] = this.config.slots - ((sent - consumed) | 0);
+      if (this.slotCredits[peer]! < skip + slots) {
+        this.counters.ringFull++;
+        return NO_ROOM;
+      }
     }
     const bytes = this.outBytes[peer]!;
     let eagerAt = 0;
@@ -141,10 +152,13 @@ export class ShmemDevice implements Device {
       const written = this.eagerWritten[peer]!;
       const epos = written & this.eagerMask;
       const eskip = epos + len > this.config.eagerBytes ? this.config.eagerBytes - epos : 0;
-      const econsumed = Atomics.load(words, (base >> 2) + CONS_EAGER);
-      if (this.config.eagerBytes - ((written - econsumed) | 0) < eskip + len) {
-        this.counters.eagerFull++;
-        return NO_EAGER_ROOM;
+      if (this.eagerCredits[peer]! < eskip + len) {
+        const econsumed = Atomics.load(words, (base >> 2) + CONS_EAGER);
+        this.eagerCredits[peer] = this.config.eagerBytes - ((written - econsumed) | 0);
+        if (this.eagerCredits[peer]! < eskip + len) {
+          this.counters.eagerFull++;
+          return NO_EAGER_ROOM;
+        }
       }
       eagerAt = base + this.layout.eagerOffset + (eskip === 0 ? epos : 0);
       eagerAdvance = eskip + len;
@@ -164,8 +178,10 @@ export class ShmemDevice implements Device {
     words[at + W_TYPE] = hdr[W_TYPE]! | (slots << DEV_SLOTS_SHIFT) | (inline ? 0 : DEV_IN_EAGER_RING);
     Atomics.store(words, at, (start + 1) | 0);
     this.sentSlots[peer] = (start + slots) | 0;
+    this.slotCredits[peer] = this.slotCredits[peer]! - skip - slots;
     if (!inline) {
       this.eagerWritten[peer] = (this.eagerWritten[peer]! + eagerAdvance) | 0;
+      this.eagerCredits[peer] = this.eagerCredits[peer]! - eagerAdvance;
       this.counters.eager++;
     } else if (type === PKT_EAGER) this.counters.short++;
     if (ringDoorbell(words)) this.counters.wakes++;

@@ -79,6 +79,8 @@ export class Engine implements PacketSink {
       r.pendingType = PKT_RTS;
     }
     if (r.pendingType === PKT_RTS) {
+      // A rendezvous completes only after the match (PKT_FIN), so synchronous mode needs no ACK.
+      r.sendNeeds &= ~SEND_ACKED;
       dev.describeSource(r.peer, r.buf, r.desc);
       writeHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, r.buf.length, r.id, 0);
       if (dev.sendPacket(r.peer, hdr, r.descBytes, 0, dev.limits.rndvDescWords * 4) !== SENT) return false;
@@ -175,6 +177,22 @@ export class Engine implements PacketSink {
     return r;
   }
 
+  /** Posts a receive whose buffer is allocated to the message's size when it matches. */
+  irecvAllocating(ctx: number, rank: number, tag: number): Request {
+    const r = this.requests.acquire(KIND_RECV);
+    r.allocateOnMatch = true;
+    r.ctx = ctx;
+    r.rank = rank;
+    r.tag = tag;
+    const u = this.queues.findUnexpected(ctx, rank, tag);
+    if (u === null) this.queues.post(r);
+    else {
+      this.queues.removeUnexpected(u);
+      this.receiveUnexpected(r, u);
+    }
+    return r;
+  }
+
   /** Receives a message taken with mprobe (already out of the unexpected queue). */
   irecvMatched(buf: Uint8Array, u: Unexpected): Request {
     const r = this.requests.acquire(KIND_RECV);
@@ -219,6 +237,7 @@ export class Engine implements PacketSink {
 
   /** Copies what fits of a message into the receive buffer and sets count and truncation. */
   private deliver(r: Request, data: Uint8Array, off: number, len: number): void {
+    if (r.allocateOnMatch) r.buf = new Uint8Array(len);
     const fits = len <= r.buf.length ? len : r.buf.length;
     if (fits > 0) copyBytes(data, off, r.buf, 0, fits);
     r.statusCount = fits;
@@ -226,6 +245,7 @@ export class Engine implements PacketSink {
   }
 
   private startRendezvousReceive(r: Request, peer: number, len: number): void {
+    if (r.allocateOnMatch) r.buf = new Uint8Array(len);
     const fits = len <= r.buf.length ? len : r.buf.length;
     r.statusCount = fits;
     r.truncated = fits < len;

@@ -61,6 +61,8 @@ export class Request {
   cancelled = false;
   /** Receive: more bytes arrived than the buffer holds (MPI.ERR_TRUNCATE). */
   truncated = false;
+  /** Receive of unknown size (object receives): `buf` is allocated when the message matches. */
+  allocateOnMatch = false;
   /** The user freed the request before it completed: release it on completion. */
   userFreed = false;
   /** What a parked send still has to send (PKT_EAGER, PKT_RTS, or a control packet type). */
@@ -112,6 +114,7 @@ export class RequestPool {
     r.statusError = 0;
     r.cancelled = false;
     r.truncated = false;
+    r.allocateOnMatch = false;
     r.userFreed = false;
     r.pendingType = 0;
     r.next = null;

@@ -27,21 +27,21 @@ class BsendBuffer implements CompletionListener {
   /** Waits until every buffered send has left, then returns the buffer. */
   detach(): ArrayBufferView | ArrayBufferLike | null {
     const world = runtime.requireRunning('MPI.Detach_buffer');
-    for (const core of [...this.inFlight.keys()]) world.progress.wait(core);
+    while (this.inFlight.size > 0) world.progress.step();
     const b = this.attached;
     this.attached = null;
     this.capacity = 0;
     return b;
   }
 
-  /** A private copy of `bytes` for a buffered send, charged to the attached buffer. */
-  reserve(call: string, bytes: Uint8Array): Uint8Array {
+  /** A private copy of `bytes` for a buffered send, charged to the attached buffer (throws without prefix). */
+  reserve(bytes: Uint8Array): Uint8Array {
     const need = bytes.length + BSEND_OVERHEAD;
     if (this.attached === null) {
-      throw new MPIException(ErrorClass.ERR_BUFFER, `${call}: no buffer is attached (call MPI.Attach_buffer with at least ${need} bytes)`);
+      throw new MPIException(ErrorClass.ERR_BUFFER, `no buffer is attached (call MPI.Attach_buffer with at least ${need} bytes)`);
     }
     if (this.used + need > this.capacity) {
-      throw new MPIException(ErrorClass.ERR_BUFFER, `${call}: a message of ${bytes.length} bytes needs ${need} bytes of the ` +
+      throw new MPIException(ErrorClass.ERR_BUFFER, `a message of ${bytes.length} bytes needs ${need} bytes of the ` +
         `attached buffer, ${this.capacity - this.used} of ${this.capacity} are free`);
     }
     this.used += need;

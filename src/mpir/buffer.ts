@@ -44,7 +44,7 @@ function byteLengthOf(x: ArrayBufferView | ArrayBufferLike): number {
 export function decodeBuffer(arg: unknown, out: BufferSpec): boolean {
   out.errorClass = 0;
   let data: unknown = arg;
-  let count = -1;
+  let count: number | null = null;
   let datatype: unknown = null;
   if (Array.isArray(arg)) {
     data = arg[0];
@@ -66,10 +66,9 @@ export function decodeBuffer(arg: unknown, out: BufferSpec): boolean {
   if (dt.size === 0 && dt !== Datatypes.DATATYPE_NULL) return fail(out, ErrorClass.ERR_TYPE, `${dt.name} has size 0`);
   if (dt === Datatypes.DATATYPE_NULL) return fail(out, ErrorClass.ERR_TYPE, 'MPI.DATATYPE_NULL is not a datatype for data');
   const available = byteLengthOf(data);
-  if (count < 0) {
-    if (count !== -1 || !Number.isInteger(count)) return fail(out, ErrorClass.ERR_COUNT, `count ${count} is negative`);
+  if (count === null) {
     count = Math.floor(available / dt.size);
-  } else if (!Number.isInteger(count)) {
+  } else if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
     return fail(out, ErrorClass.ERR_COUNT, `count ${String(count)} is not a non-negative integer`);
   }
   const bytes = count * dt.size;

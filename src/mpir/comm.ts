@@ -156,7 +156,7 @@ export class Comm {
     if (dest === PROC_NULL) return null;
     if (mode === MODE_BUFFERED) {
       try {
-        bytes = bsendBuffer.reserve(`${this.name}.${call}`, bytes);
+        bytes = bsendBuffer.reserve(bytes);
       } catch (e) {
         this.fail(call, (e as MPIException).error_class, (e as MPIException).message);
       }
@@ -426,20 +426,18 @@ export class Comm {
 
   /** Receives a value sent with send/isend/ssend. */
   recv(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): unknown {
-    const st = status ?? new Status();
-    const message = this.Mprobe(source, tag, st);
-    if (source === PROC_NULL) return null;
-    const data = new Uint8Array(st.count);
-    message.Recv(data, status);
-    return v8.deserialize(data);
+    const r = this.irecv(source, tag);
+    r.Wait(status);
+    return r.result();
   }
 
-  /** A request that completes with the received value (await it, or Wait then value()). */
+  /** A request that completes with the received value (await it, or Wait then result()). */
   irecv(source: number = ANY_SOURCE, tag: number = ANY_TAG): ObjectRequest {
     const core = this.live('irecv');
     this.checkSource('irecv', core, source);
     this.checkTag('irecv', tag, true);
-    return new ObjectRequest(this, source, tag);
+    const r = source === PROC_NULL ? null : this.world.engine.irecvAllocating(core.ctx, source, tag);
+    return new ObjectRequest(r, this);
   }
 
   sendrecv(sendobj: unknown, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
@@ -548,53 +546,17 @@ function fillProbeStatus(status: Status, u: { src: number; tag: number; len: num
   status.cancelled = false;
 }
 
-/** irecv's request: matches with Improbe as progress happens, then receives and deserializes. */
+/** irecv's request: a receive of any size whose completion yields the deserialized value. */
 export class ObjectRequest extends Request {
-  private value: unknown = undefined;
-  private received = false;
+  private value: unknown = null;
 
-  constructor(private readonly owner: Comm, private readonly source: number, private readonly tag: number) {
-    super(null, owner);
-    this.procNull = false;
+  protected override onComplete(core: CoreRequest): void {
+    this.value = core.buf.length === 0 && core.statusSource === PROC_NULL ? null : v8.deserialize(core.buf);
   }
-
-  override get active(): boolean {
-    return !this.received;
-  }
-
-  private tryReceive(status?: Status): boolean {
-    if (this.received) return true;
-    const st = new Status();
-    const m = this.owner.Improbe(this.source, this.tag, st);
-    if (m === null) return false;
-    const data = new Uint8Array(st.count);
-    m.Recv(data, status);
-    this.value = this.source === PROC_NULL ? null : v8.deserialize(data);
-    this.received = true;
-    return true;
-  }
-
-  override Wait(status?: Status): true {
-    const world = runtime.requireRunning('Request.Wait');
-    while (!this.tryReceive(status)) world.progress.step();
-    return true;
-  }
-
-  override Test(status?: Status): boolean {
-    return this.tryReceive(status);
-  }
-
-  override Cancel(): void {}
 
   /** The received value (after Wait or a successful Test). */
   result(): unknown {
     return this.value;
-  }
-
-  protected override async completion(): Promise<Status> {
-    const status = new Status();
-    await runtime.requireRunning('irecv (await)').progress.waitUntil(() => this.tryReceive(status));
-    return status;
   }
 
   /** Awaiting an object receive yields the value (as mpi4py's irecv().wait() does). */

@@ -96,6 +96,7 @@ export class Request implements PromiseLike<Status> {
       return;
     }
     if (status) fillStatus(status, core);
+    this.onComplete(core);
     const truncated = core.truncated;
     const count = core.statusCount;
     runtime.requireRunning(`Request.${call}`).engine.free(core);
@@ -108,7 +109,10 @@ export class Request implements PromiseLike<Status> {
     }
   }
 
-  /** Hook for persistent requests and object receives. */
+  /** Hook: the engine request completed and is about to be released (object receives read it). */
+  protected onComplete(_core: CoreRequest): void {}
+
+  /** Hook for persistent requests. */
   protected onInactive(): void {}
 
   static Waitall(requests: readonly Request[], statuses?: Status[]): true {

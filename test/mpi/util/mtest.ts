@@ -46,3 +46,26 @@ export class MTest {
     }
   }
 }
+
+/** A byte pattern that differs per (seed, index), so a misplaced or stale byte shows. */
+export function fillPattern(buf: Uint8Array, seed: number): void {
+  for (let i = 0; i < buf.length; i++) buf[i] = (i * 31 + seed * 7 + (i >> 8)) & 0xff;
+}
+
+/** Index of the first byte that breaks the pattern, or -1. */
+export function findPatternError(buf: Uint8Array, seed: number, length = buf.length): number {
+  for (let i = 0; i < length; i++) if (buf[i] !== ((i * 31 + seed * 7 + (i >> 8)) & 0xff)) return i;
+  return -1;
+}
+
+/** Message sizes that straddle every protocol limit of the configured (or default) thresholds. */
+export function protocolSizes(maxBytes: number): number[] {
+  const shortMax = Number(process.env.TSMPI_SHORT_MAX ?? 1024);
+  const eagerMax = Number(process.env.TSMPI_EAGER_MAX ?? 65536);
+  const sizes = new Set<number>([0, 1, 7, 96, 97, 128]);
+  for (const limit of [shortMax, eagerMax]) for (const d of [-1, 0, 1]) if (limit + d >= 0) sizes.add(limit + d);
+  sizes.add(1 << 20);
+  sizes.add(3 * 65536 + 5);
+  sizes.add(maxBytes);
+  return [...sizes].filter((s) => s <= maxBytes).sort((a, b) => a - b);
+}
