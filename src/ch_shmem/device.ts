@@ -82,6 +82,8 @@ export class ShmemDevice implements Device {
   private readonly inBytes: Uint8Array;
   private readonly inBase: Int32Array;
   private readonly readSlots: Int32Array;
+  private readonly publishedSlots: Int32Array;
+  private readonly publishBatch: number;
   private readonly eagerRead: Int32Array;
   private readonly chunkRead: Int32Array;
   private readonly pushes: Push[][];
@@ -112,6 +114,8 @@ export class ShmemDevice implements Device {
     this.inBytes = new Uint8Array(own.memory);
     this.inBase = Int32Array.from({ length: worldSize }, (_, s) => this.layout.pairOffset(s));
     this.readSlots = new Int32Array(worldSize);
+    this.publishedSlots = new Int32Array(worldSize);
+    this.publishBatch = Math.max(1, config.slots >> 2);
     this.eagerRead = new Int32Array(worldSize);
     this.chunkRead = new Int32Array(worldSize);
     this.pushes = Array.from({ length: worldSize }, () => []);
@@ -232,13 +236,16 @@ export class ShmemDevice implements Device {
       }
       read = (read + slots) | 0;
     }
-    if (handled > 0 || read !== this.readSlots[peer]) {
-      this.readSlots[peer] = read;
-      this.eagerRead[peer] = eagerRead;
+    this.readSlots[peer] = read;
+    this.eagerRead[peer] = eagerRead;
+    // Consumption is published once a quarter of the ring is used, or as soon as the ring is
+    // empty again: the second case runs while we wait anyway, so a ping-pong pays nothing.
+    const unpublished = (read - this.publishedSlots[peer]!) | 0;
+    if (unpublished !== 0 && (handled === 0 || unpublished >= this.publishBatch)) {
+      this.publishedSlots[peer] = read;
       Atomics.store(words, (base >> 2) + CONS_EAGER, eagerRead);
       Atomics.store(words, (base >> 2) + CONS_SLOTS, read);
-      const sender = this.outWords[peer];
-      if (sender !== null && sender !== undefined && ringDoorbell(sender)) this.counters.wakes++;
+      if (ringDoorbell(this.outWords[peer]!)) this.counters.wakes++;
     }
     return handled;
   }

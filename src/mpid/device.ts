@@ -43,6 +43,8 @@ export interface PacketSink {
 export interface Device {
   readonly name: string;
   readonly limits: DeviceLimits;
+  /** Delivers every packet inside sendPacket, so progress never needs to poll it (self). */
+  readonly deliversOnSend?: boolean;
   init(sink: PacketSink): void;
   reachable(worldRank: number): boolean;
 

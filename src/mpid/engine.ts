@@ -28,18 +28,21 @@ export class Engine implements PacketSink {
   private readonly pendingHead: (Request | null)[];
   private readonly pendingTail: (Request | null)[];
   private pendingCount = 0;
+  /** The devices progress polls: all but those that deliver on send. */
+  private readonly polled: readonly Device[];
   readonly counters = { eagerSends: 0, rndvSends: 0, eagerFallbacks: 0, unexpected: 0, parked: 0 };
 
   constructor(readonly worldRank: number, readonly devices: readonly Device[], private readonly deviceOf: readonly Device[]) {
     this.pendingHead = new Array<Request | null>(deviceOf.length).fill(null);
     this.pendingTail = new Array<Request | null>(deviceOf.length).fill(null);
     for (const d of devices) d.init(this);
+    this.polled = devices.filter((d) => d.deliversOnSend !== true);
   }
 
   /** Polls every device, then retries parked sends; returns how much happened. */
   progress(): number {
     let n = 0;
-    const devices = this.devices;
+    const devices = this.polled;
     for (let i = 0; i < devices.length; i++) n += devices[i]!.poll();
     if (this.pendingCount > 0) n += this.retryParked();
     return n;

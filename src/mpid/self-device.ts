@@ -9,6 +9,7 @@ export class SelfDevice implements Device {
   readonly name = 'self';
   readonly limits: DeviceLimits = { eagerMax: Number.MAX_SAFE_INTEGER, rndvDescWords: 0 };
   readonly wake = null;
+  readonly deliversOnSend = true;
   private sink: PacketSink | null = null;
 
   /** `ownBell`: the rank's doorbell, rung when a waiter of ours sleeps (an awaited receive from self). */
