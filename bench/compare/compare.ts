@@ -32,6 +32,13 @@ const ROOT = path.resolve(HERE, '..', '..', '..');
 const SOURCE = path.join(ROOT, 'bench', 'compare', 'osu_pt2pt.c');
 const BUILD = path.join(ROOT, 'bench', 'compare', 'build');
 const TSMPIEXEC = path.join(ROOT, 'dist', 'bin', 'tsmpiexec.js');
+/**
+ * V8 compiles and collects garbage on helper threads; with as many spinning ranks as cores
+ * those threads preempt a rank for a scheduler slice and its peer spins into a futex sleep.
+ * `--single-threaded` keeps that work on the rank's own thread, as a C rank has it
+ * (TSMPI_BENCH_NODE_FLAGS overrides; the flags are printed with the command).
+ */
+const RANK_NODE_FLAGS = (process.env.TSMPI_BENCH_NODE_FLAGS ?? '--single-threaded').split(/\s+/).filter((f) => f !== '');
 const OSU_DIST = path.join(ROOT, 'dist', 'bench', 'osu');
 
 interface Settings {
@@ -273,7 +280,7 @@ function main(): void {
     for (let k = 1; k <= s.repeat; k++) {
       const round = s.repeat > 1 ? ` (run ${k} of ${s.repeat})` : '';
       tsmpi = merge(info, tsmpi, runBenchmark(`tsmpi ${info.program}${round}`, 'node', process.execPath,
-        [TSMPIEXEC, '-n', '2', '--timeout', String(s.timeoutS), process.execPath, script, ...args], s.timeoutS + 10));
+        [TSMPIEXEC, '-n', '2', '--timeout', String(s.timeoutS), process.execPath, ...RANK_NODE_FLAGS, script, ...args], s.timeoutS + 10));
       mpich = merge(info, mpich, runBenchmark(`MPICH ${info.program}${round}`, 'mpiexec', mpiexec!,
         ['-n', '2', exe, ...args], s.timeoutS));
     }

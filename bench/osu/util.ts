@@ -305,13 +305,14 @@ function countNodes(comm: typeof MPI.COMM_WORLD): number {
  * follows from where the ranks run (src/mpid/device.ts: self for one rank, ch_shmem within a
  * node, ch_sci across nodes).
  */
-export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.COMM_WORLD): void {
+export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.COMM_WORLD, facts: readonly string[] = []): void {
   const nodes = countNodes(comm);
   if (comm.rank !== 0) return;
   const device = comm.size === 1 ? 'self' : nodes === 1 ? 'ch_shmem' : 'ch_shmem + ch_sci';
   out(headerLine(spec));
   out(`# tsmpi device: ${device} (${comm.size} ranks, ${nodes} node${nodes === 1 ? '' : 's'}, node ${process.version})`);
   out(`# tsmpi limits: ${tunablesFact()}`);
+  for (const fact of facts) out(`# ${fact}`);
   out(columnLine(spec, o));
 }
 
