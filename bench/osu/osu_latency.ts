@@ -95,7 +95,7 @@ function main(): void {
   // would time the compiler. An untimed dry run over every size first (warm-up counts, plus
   // extra round trips of the smallest size) lets each row start from optimized code.
   const jit = process.env.TSMPI_BENCH_JIT_WARMUP !== '0';
-  printHeader(spec, o, comm, jit ? ['tsmpi warm-up: one untimed pass over all sizes before the table ' +
+  printHeader(spec, o, comm, jit ? ['tsmpi warmup: one untimed pass over all sizes before the table ' +
     '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : []);
   if (jit) {
     for (const size of messageSizes(spec, o)) {
