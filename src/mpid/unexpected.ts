@@ -55,17 +55,22 @@ export class UnexpectedPool {
     const b = list?.pop();
     if (b !== undefined) return b;
     this.created++;
-    return new Uint8Array(2 ** cls);
+    return new Uint8Array(classBytes(cls));
   }
 
   private releaseBytes(b: Uint8Array): void {
     const cls = sizeClass(b.length);
-    if (2 ** cls !== b.length) return;
+    if (classBytes(cls) !== b.length) return;
     const list = (this.buffers[cls] ??= []);
     if (list.length < UnexpectedPool.KEEP) list.push(b);
   }
 }
 
+/** log2 of the smallest power of two >= len, at least 6 (64 bytes). */
 function sizeClass(len: number): number {
-  return Math.max(6, Math.ceil(Math.log2(len)));
+  return len <= 64 ? 6 : 32 - Math.clz32(len - 1);
+}
+
+function classBytes(cls: number): number {
+  return cls < 31 ? 1 << cls : 2 ** cls;
 }

@@ -43,6 +43,13 @@ function byteLengthOf(x: ArrayBufferView | ArrayBufferLike): number {
 /** Fills `out` from `arg`; on bad input sets out.errorClass and out.error, returns false. */
 export function decodeBuffer(arg: unknown, out: BufferSpec): boolean {
   out.errorClass = 0;
+  if (arg instanceof Uint8Array) {
+    // The common case first: bytes as they are (Buffer is a Uint8Array too).
+    out.bytes = arg;
+    out.count = arg.length;
+    out.datatype = Datatypes.BYTE;
+    return true;
+  }
   let data: unknown = arg;
   let count: number | null = null;
   let datatype: unknown = null;
