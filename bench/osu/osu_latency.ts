@@ -33,8 +33,6 @@ const spec: BenchmarkSpec = {
 /** Largest size whose timed loop is watched for heap growth. */
 const HEAP_WATCH_MAX = 8;
 const TAG = 1;
-/** Extra untimed round trips of each size up to 8 bytes in the dry run before the table. */
-const JIT_SMALL = 5000;
 
 type Comm = typeof MPI.COMM_WORLD;
 
@@ -92,15 +90,15 @@ function main(): void {
   const rbuf = new Uint8Array(Math.max(o.maxSize, 4));
   // A JIT runtime runs interpreted code first and compiles hot code in the background: OMB's
   // 100 warm-up round trips of the first size end long before that settles, so the first rows
-  // would time the compiler. An untimed dry run over every size first (warm-up counts, plus
-  // extra round trips of the smallest size) lets each row start from optimized code.
+  // would time the compiler. An untimed dry run of the whole table first (warm-up and timed
+  // counts of every size) lets each row start from optimized code.
   const jit = process.env.TSMPI_BENCH_JIT_WARMUP !== '0';
-  printHeader(spec, o, comm, jit ? ['tsmpi warmup: one untimed pass over all sizes before the table ' +
+  printHeader(spec, o, comm, jit ? ['tsmpi warmup: the whole table is run once untimed before it is measured ' +
     '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : []);
   if (jit) {
     for (const size of messageSizes(spec, o)) {
       comm.Barrier();
-      pingPong(comm, sbuf.subarray(0, size), rbuf.subarray(0, size), peer, warmupFor(o, size) + (size <= 8 ? JIT_SMALL : 0), initiator);
+      pingPong(comm, sbuf.subarray(0, size), rbuf.subarray(0, size), peer, warmupFor(o, size) + iterationsFor(o, size), initiator);
     }
     comm.Barrier();
   }
