@@ -19,14 +19,14 @@ export const SHORT_MAX = declareInt({
 export const EAGER_MAX = declareInt({
   name: 'TSMPI_EAGER_MAX', layer: 'ch_shmem',
   description: 'Largest message (bytes) sent by the eager protocol; larger messages use rendezvous.',
-  default: 64 * 1024, min: 0, max: 64 * 1024 * 1024,
+  default: 128 * 1024, min: 0, max: 64 * 1024 * 1024,
 });
 
 /** Bytes of each sender's eager ring in a receiver's segment (a power of two). */
 export const SHMEM_EAGER_BYTES = declareInt({
   name: 'TSMPI_SHMEM_EAGER_BYTES', layer: 'ch_shmem',
   description: "Bytes of each sender's eager ring in a receiver's segment (a power of two, >= 2 x TSMPI_EAGER_MAX).",
-  default: 256 * 1024, min: 4096, max: 1024 ** 3,
+  default: 512 * 1024, min: 4096, max: 1024 ** 3,
 });
 
 export const SHMEM_BOUNCE_CHUNK = declareInt({

@@ -37,12 +37,17 @@ if (peer < size) {
   const young = () => v8.getHeapSpaceStatistics().find((sp) => sp.space_name === 'new_space')!.space_used_size;
   exchange(10_000, true);
   // The short path must allocate nothing at all (the eager path creates one view per receive).
-  const heapBefore = young();
-  exchange(10_000, false);
-  const heapAfter = young();
+  // A sleep in a noisy moment or a recompilation may allocate once; an object per message would
+  // show in every loop (at least 320 kB for 10,000 round trips), so the least growth counts.
+  let growth = Infinity;
+  for (let loop = 0; loop < 3; loop++) {
+    const before = young();
+    exchange(10_000, false);
+    growth = Math.min(growth, young() - before);
+  }
   t.equal(world.engine.requests.created, requests, 'no request constructed in steady state');
   t.equal(world.engine.unexpectedPool.created, unexpected, 'no unexpected record or buffer constructed in steady state');
-  t.check(heapAfter - heapBefore < 16 * 1024, `young generation grew by ${heapAfter - heapBefore} bytes over 10,000 short round trips`);
+  t.check(growth < 16 * 1024, `young generation grew by ${growth} bytes over 10,000 short round trips`);
 }
 MPI.Finalize();
 t.finish(rank);
