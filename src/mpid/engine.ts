@@ -11,6 +11,8 @@ import {
 } from './request.js';
 import { Unexpected, UnexpectedPool } from './unexpected.js';
 
+const EMPTY_BYTES = new Uint8Array(0);
+
 /** A control packet parked for lack of room is a request of this kind. */
 const KIND_CONTROL = 4;
 
@@ -166,24 +168,18 @@ export class Engine implements PacketSink {
 
   /** Posts a receive into `buf` for (ctx, rank, tag); rank and tag may be wildcards. */
   irecv(buf: Uint8Array, ctx: number, rank: number, tag: number): Request {
-    const r = this.requests.acquire(KIND_RECV);
-    r.buf = buf;
-    r.ctx = ctx;
-    r.rank = rank;
-    r.tag = tag;
-    const u = this.queues.findUnexpected(ctx, rank, tag);
-    if (u === null) this.queues.post(r);
-    else {
-      this.queues.removeUnexpected(u);
-      this.receiveUnexpected(r, u);
-    }
-    return r;
+    return this.postReceive(buf, false, ctx, rank, tag);
   }
 
   /** Posts a receive whose buffer is allocated to the message's size when it matches. */
   irecvAllocating(ctx: number, rank: number, tag: number): Request {
+    return this.postReceive(EMPTY_BYTES, true, ctx, rank, tag);
+  }
+
+  private postReceive(buf: Uint8Array, allocate: boolean, ctx: number, rank: number, tag: number): Request {
     const r = this.requests.acquire(KIND_RECV);
-    r.allocateOnMatch = true;
+    r.buf = buf;
+    r.allocateOnMatch = allocate;
     r.ctx = ctx;
     r.rank = rank;
     r.tag = tag;
