@@ -35,6 +35,18 @@ async function main(): Promise<void> {
   const value = (await obj) as { hello: number };
   t.equal(value.hello, left, 'awaited object receive resolves to the value');
 
+  // An awaited receive that waits 400 ms uses (almost) no CPU: the native waiter sleeps on the
+  // futex, nothing polls.
+  const idle = comm.Irecv(new Int32Array(1), left, 4);
+  setTimeout(() => comm.Send(Int32Array.of(1), right, 4), 400);
+  const cpu0 = process.cpuUsage();
+  const wall0 = Date.now();
+  await idle;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  t.check(Date.now() - wall0 >= 300, 'the idle receive really waited');
+  t.check(cpuMs < 100, `CPU time while awaiting an idle receive: ${cpuMs.toFixed(1)} ms over ${Date.now() - wall0} ms`);
+
   const big = new Uint8Array(2_000_000);
   const rb = comm.Irecv(big, left, 3);
   const sb = comm.Isend(new Uint8Array(2_000_000).fill(rank + 1), right, 3);
