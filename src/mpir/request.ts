@@ -99,7 +99,7 @@ export class Request implements PromiseLike<Status> {
     this.onComplete(core);
     const truncated = core.truncated;
     const count = core.statusCount;
-    runtime.requireRunning(`Request.${call}`).engine.free(core);
+    runtime.requireRunning('Request').engine.free(core);
     this.core = null;
     this.onInactive();
     if (truncated) {
