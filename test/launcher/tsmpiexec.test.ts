@@ -85,6 +85,12 @@ describe('tsmpiexec', () => {
     assert.match(r.stderr, /rank 2 called MPI_Abort with exit code 7/);
   });
 
+  it('ends the job on an error under the default MPI.ERRORS_ARE_FATAL, naming rank and error', { timeout: 60_000 }, async () => {
+    const r = await tsmpiexec(['-n', '3', node, BEHAVE, 'fatal', '1'], 50_000);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /rank 1 called MPI_Abort with exit code 1: tsmpi: rank 1: fatal error \(MPI\.ERRORS_ARE_FATAL\): MPI_COMM_WORLD\.Send: dest 99 is out of range for a communicator of size 3/);
+  });
+
   it('treats exit 0 without MPI.Finalize as a failure', { timeout: 60_000 }, async () => {
     const r = await tsmpiexec(['-n', '2', node, BEHAVE, 'no-finalize', '0'], 50_000);
     assert.equal(r.status, 1);

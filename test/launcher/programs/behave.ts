@@ -2,7 +2,7 @@
  * A rank that does what its arguments say, for the launcher tests:
  *   behave <action> [rank]    action applies to `rank` (default: every rank)
  * actions: exit3 (exit with status 3 after Init), hang (wait forever after Init), abort7
- * (MPI.Abort with 7), no-finalize (exit 0 without Finalize), segment-hang (create a job
+ * (MPI.Abort with 7), fatal (an invalid Send under MPI.ERRORS_ARE_FATAL), no-finalize (exit 0 without Finalize), segment-hang (create a job
  * segment that is never unlinked, then hang), chatter (print many long lines), env (print
  * TSMPI_TEST_VALUE), ok (Init, Finalize). Ranks not named by `rank` Init, then hang when the
  * action is a failure (so the launcher must stop them) or finish normally otherwise.
@@ -18,12 +18,16 @@ const me = who === undefined || Number(who) === rank;
 const hangForever = () => setInterval(() => {}, 1 << 30);
 console.log(`rank ${rank} pid ${process.pid} ready`);
 
-switch (me ? action : (['exit3', 'abort7', 'hang', 'segment-hang'].includes(action) ? 'hang' : 'ok')) {
+switch (me ? action : (['exit3', 'abort7', 'fatal', 'hang', 'segment-hang'].includes(action) ? 'hang' : 'ok')) {
   case 'exit3':
     process.exit(3);
     break;
   case 'abort7':
     MPI.Abort(MPI.COMM_WORLD, 7);
+    break;
+  case 'fatal':
+    // The default handler, MPI.ERRORS_ARE_FATAL, ends the job with the error's message.
+    MPI.COMM_WORLD.Send(new Uint8Array(1), 99);
     break;
   case 'hang':
     hangForever();
