@@ -13,6 +13,11 @@ export class BufferSpec {
   bytes: Uint8Array = EMPTY;
   count = 0;
   datatype: Datatype = Datatypes.BYTE;
+  /**
+   * Non-contiguous datatype decoded for a receive: the user buffer the temporary `bytes` are
+   * unpacked into when the receive completes (expectUnpack, finishUnpack); null otherwise.
+   */
+  needsUnpack: Uint8Array | null = null;
   /** Set when decoding failed: the error class and message (no exception on the fast path). */
   errorClass = 0;
   error = '';
@@ -40,9 +45,18 @@ function byteLengthOf(x: ArrayBufferView | ArrayBufferLike): number {
   return x.byteLength;
 }
 
+/**
+ * What decodeBuffer does with a non-contiguous derived datatype: 'pack' its data into a
+ * temporary contiguous buffer (sends), 'unpack' (a temporary buffer to receive into, with
+ * out.needsUnpack set: the caller registers it with expectUnpack), or 'refuse' it with
+ * MPI.ERR_UNSUPPORTED_OPERATION (callers that handle contiguous data only).
+ */
+export type NonContiguous = 'pack' | 'unpack' | 'refuse';
+
 /** Fills `out` from `arg`; on bad input sets out.errorClass and out.error, returns false. */
-export function decodeBuffer(arg: unknown, out: BufferSpec): boolean {
+export function decodeBuffer(arg: unknown, out: BufferSpec, nonContiguous: NonContiguous = 'refuse'): boolean {
   out.errorClass = 0;
+  out.needsUnpack = null;
   if (arg instanceof Uint8Array) {
     // The common case first: bytes as they are (Buffer is a Uint8Array too).
     out.bytes = arg;
@@ -72,12 +86,16 @@ export function decodeBuffer(arg: unknown, out: BufferSpec): boolean {
   const dt = datatype;
   if (dt.size === 0 && dt !== Datatypes.DATATYPE_NULL) return fail(out, ErrorClass.ERR_TYPE, `${dt.name} has size 0`);
   if (dt === Datatypes.DATATYPE_NULL) return fail(out, ErrorClass.ERR_TYPE, 'MPI.DATATYPE_NULL is not a datatype for data');
+  if (!dt.isCommitted) {
+    return fail(out, ErrorClass.ERR_TYPE, dt.isFreed ? `${dt.name} has been freed` : `${dt.name} is not committed; commit it first (dt.Commit())`);
+  }
   const available = byteLengthOf(data);
   if (count === null) {
-    count = Math.floor(available / dt.size);
+    count = dt.extent > 0 ? Math.floor(available / dt.extent) : 0;
   } else if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
     return fail(out, ErrorClass.ERR_COUNT, `count ${String(count)} is not a non-negative integer`);
   }
+  if (!dt.contiguous) return decodeNonContiguous(data, available, count, dt, out, nonContiguous);
   const bytes = count * dt.size;
   if (bytes > available) {
     return fail(out, ErrorClass.ERR_BUFFER, `${count} x ${dt.name} (${bytes} bytes) does not fit a buffer of ${available} bytes`);
@@ -86,6 +104,63 @@ export function decodeBuffer(arg: unknown, out: BufferSpec): boolean {
   out.count = count;
   out.datatype = dt;
   return true;
+}
+
+// ------------------------------------------------------- non-contiguous datatypes
+
+function decodeNonContiguous(data: ArrayBufferView | ArrayBufferLike, available: number, count: number, dt: Datatype,
+                             out: BufferSpec, mode: NonContiguous): boolean {
+  if (mode === 'refuse') {
+    return fail(out, ErrorClass.ERR_UNSUPPORTED_OPERATION, `${dt.name} is a non-contiguous datatype, which this call does not support yet`);
+  }
+  const span = dt.spanOf(count);
+  if (span < 0) return fail(out, ErrorClass.ERR_BUFFER, `${count} x ${dt.name} has data before the start of the buffer (true lb ${dt.trueLb})`);
+  if (span > available) {
+    return fail(out, ErrorClass.ERR_BUFFER, `${count} x ${dt.name} spans ${span} bytes and does not fit a buffer of ${available} bytes`);
+  }
+  const user = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, available) : new Uint8Array(data, 0, available);
+  const bytes = count * dt.size;
+  const tmp = new Uint8Array(bytes);
+  if (mode === 'pack') dt.packTo(user, count, 0, bytes, tmp, 0);
+  else out.needsUnpack = user;
+  out.bytes = tmp;
+  out.count = count;
+  out.datatype = dt;
+  return true;
+}
+
+interface UnpackJob {
+  readonly tmp: Uint8Array;
+  readonly user: Uint8Array;
+  readonly count: number;
+  readonly datatype: Datatype;
+}
+
+/** Receives into temporary buffers, by engine request, waiting to be unpacked. */
+const pendingUnpacks = new Map<object, UnpackJob>();
+
+/** Registers the receive `request` posted on spec.bytes for unpacking at completion. */
+export function expectUnpack(request: object, spec: BufferSpec): void {
+  if (spec.needsUnpack === null) return;
+  pendingUnpacks.set(request, { tmp: spec.bytes, user: spec.needsUnpack, count: spec.count, datatype: spec.datatype });
+}
+
+/**
+ * Called when a receive completes, before its engine request is released: unpacks what
+ * arrived (statusCount bytes, at most the temporary buffer) into the user's buffer.
+ */
+export function finishUnpack(request: { statusCount: number }): void {
+  if (pendingUnpacks.size === 0) return;
+  const job = pendingUnpacks.get(request);
+  if (job === undefined) return;
+  pendingUnpacks.delete(request);
+  const n = Math.min(request.statusCount, job.tmp.length);
+  job.datatype.unpackTo(job.tmp, 0, job.count, 0, n, job.user);
+}
+
+/** Forgets a receive freed before completion (its data never reaches the user's buffer). */
+export function dropUnpack(request: object): void {
+  if (pendingUnpacks.size !== 0) pendingUnpacks.delete(request);
 }
 
 function fail(out: BufferSpec, errorClass: number, message: string): false {

@@ -3,7 +3,7 @@ import { MODE_BUFFERED, MODE_READY, MODE_STANDARD, MODE_SYNC, type CoreRequest }
 import type { World } from '../mpid/world.js';
 import { abortJob } from './abort.js';
 import { bsendBuffer } from './bsend.js';
-import { BufferSpec, decodeBuffer, describe } from './buffer.js';
+import { BufferSpec, type NonContiguous, decodeBuffer, describe, expectUnpack, finishUnpack } from './buffer.js';
 import {
   commGroup, compareComms, createComm, createGroupComm, dupComm, freeComm, splitComm, splitTypeComm,
 } from './comm-manage.js';
@@ -140,8 +140,9 @@ export class Comm {
       `${anyAllowed ? ' or MPI.ANY_TAG' : ''})`);
   }
 
-  private decode(call: string, buf: unknown, spec: BufferSpec, what: string): Uint8Array {
-    if (!decodeBuffer(buf, spec)) this.fail(call, spec.errorClass, `${what}: ${spec.error}`);
+  /** Sends decode with 'pack', receives with 'unpack' (derived datatypes, buffer.ts). */
+  private decode(call: string, buf: unknown, spec: BufferSpec, what: string, nonContiguous: NonContiguous): Uint8Array {
+    if (!decodeBuffer(buf, spec, nonContiguous)) this.fail(call, spec.errorClass, `${what}: ${spec.error}`);
     return spec.bytes;
   }
 
@@ -152,7 +153,7 @@ export class Comm {
     const core = this.live(call);
     this.checkDest(call, core, dest);
     this.checkTag(call, tag, false);
-    let bytes = this.decode(call, buf, scratchSend, 'buf');
+    let bytes = this.decode(call, buf, scratchSend, 'buf', 'pack');
     if (dest === PROC_NULL) return null;
     if (mode === MODE_BUFFERED) {
       try {
@@ -172,9 +173,11 @@ export class Comm {
     const core = this.live(call);
     this.checkSource(call, core, source);
     this.checkTag(call, tag, true);
-    const bytes = this.decode(call, buf, scratchRecv, 'buf');
+    const bytes = this.decode(call, buf, scratchRecv, 'buf', 'unpack');
     if (source === PROC_NULL) return null;
-    return this.world.engine.irecv(bytes, core.ctx, source, tag);
+    const r = this.world.engine.irecv(bytes, core.ctx, source, tag);
+    expectUnpack(r, scratchRecv);
+    return r;
   }
 
   private completeSend(r: CoreRequest | null): void {
@@ -192,6 +195,7 @@ export class Comm {
     const world = this.world;
     world.progress.wait(r);
     if (status) fillStatus(status, r);
+    finishUnpack(r);
     const truncated = r.truncated;
     const source = r.statusSource;
     const tag = r.statusTag;
@@ -277,7 +281,7 @@ export class Comm {
     const core = this.live('Recv_init');
     this.checkSource('Recv_init', core, source);
     this.checkTag('Recv_init', tag, true);
-    this.decode('Recv_init', buf, scratchRecv, 'buf');
+    this.decode('Recv_init', buf, scratchRecv, 'buf', 'unpack');
     return new Prequest(this, () => this.startRecv('Recv_init', buf, source, tag));
   }
 
@@ -286,7 +290,7 @@ export class Comm {
     const core = this.live(call);
     this.checkDest(call, core, dest);
     this.checkTag(call, tag, false);
-    this.decode(call, buf, scratchSend, 'buf');
+    this.decode(call, buf, scratchSend, 'buf', 'unpack');
   }
 
   /** Sends and receives at once; the two may not overlap in memory. */
@@ -302,9 +306,10 @@ export class Comm {
   Sendrecv_replace(buf: unknown, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
                    status?: Status): void {
     const core = this.live('Sendrecv_replace');
-    const bytes = this.decode('Sendrecv_replace', buf, scratchSend, 'buf');
+    const bytes = this.decode('Sendrecv_replace', buf, scratchSend, 'buf', 'pack');
     const copy = bytes.slice();
-    const spec = [copy, scratchSend.count, scratchSend.datatype];
+    // A non-contiguous type decodes to packed bytes already: they go as they are.
+    const spec = scratchSend.datatype.contiguous ? [copy, scratchSend.count, scratchSend.datatype] : copy;
     const r = this.startRecv('Sendrecv_replace', buf, source, recvtag);
     const s = this.startSend('Sendrecv_replace', spec, dest, sendtag, MODE_STANDARD);
     void core;
@@ -404,9 +409,12 @@ export class Comm {
 
   private startMatched(message: Message, buf: unknown, call: string): CoreRequest | null {
     this.live(`Message.${call}`);
-    const bytes = this.decode(`Message.${call}`, buf, scratchRecv, 'buf');
+    const bytes = this.decode(`Message.${call}`, buf, scratchRecv, 'buf', 'unpack');
     const entry = message.take(call);
-    return entry === null ? null : this.world.engine.irecvMatched(bytes, entry);
+    if (entry === null) return null;
+    const r = this.world.engine.irecvMatched(bytes, entry);
+    expectUnpack(r, scratchRecv);
+    return r;
   }
 
   // ------------------------------------------------------------ object forms

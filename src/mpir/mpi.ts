@@ -7,7 +7,7 @@ import { MPIException } from './exception.js';
 import { abortJob } from './abort.js';
 import { runtime } from './runtime.js';
 import * as constants from './constants.js';
-import { Datatype, Datatypes } from './datatype.js';
+import { Datatype, DatatypeConstants, Datatypes } from './datatype.js';
 import { GROUP_EMPTY, Group } from './group.js';
 import { Message, Prequest, Request } from './request.js';
 import { Status } from './status.js';
@@ -106,6 +106,7 @@ export const MPI = {
   Message,
   Datatype,
   ...Datatypes,
+  ...DatatypeConstants,
   Attach_buffer,
   Detach_buffer,
   ...constants,

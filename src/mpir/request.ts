@@ -1,4 +1,5 @@
 import { STATE_DONE, type CoreRequest, type Unexpected } from '../mpid/index.js';
+import { dropUnpack, finishUnpack } from './buffer.js';
 import { PROC_NULL, ANY_TAG, UNDEFINED } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
@@ -69,7 +70,10 @@ export class Request implements PromiseLike<Status> {
 
   /** Drops the request; an unfinished operation still completes in the background. */
   Free(): void {
-    if (this.core !== null) runtime.requireRunning('Request.Free').engine.free(this.core);
+    if (this.core !== null) {
+      dropUnpack(this.core);
+      runtime.requireRunning('Request.Free').engine.free(this.core);
+    }
     this.core = null;
     this.procNull = false;
   }
@@ -96,6 +100,7 @@ export class Request implements PromiseLike<Status> {
       return;
     }
     if (status) fillStatus(status, core);
+    finishUnpack(core);
     this.onComplete(core);
     const truncated = core.truncated;
     const count = core.statusCount;

@@ -26,13 +26,17 @@ export class Status {
     return this.count % datatype.size === 0 ? this.count / datatype.size : UNDEFINED;
   }
 
+  /** Basic elements received (derived and pair types count their parts); MPI.UNDEFINED when one is cut. */
   Get_elements(datatype: Datatype = Datatypes.BYTE): number {
-    return this.Get_count(datatype);
+    if (datatype.predefined && datatype.kind !== 'pair') return this.Get_count(datatype);
+    return datatype.elementsIn(this.count) ?? UNDEFINED;
   }
 
   Set_source(v: number): void { this.source = v; }
   Set_tag(v: number): void { this.tag = v; }
   Set_error(v: number): void { this.error = v; }
   Set_cancelled(v: boolean): void { this.cancelled = v; }
-  Set_elements(datatype: Datatype, count: number): void { this.count = count * datatype.size; }
+  Set_elements(datatype: Datatype, count: number): void {
+    this.count = datatype.elements <= 1 ? count * datatype.size : Math.floor(count / datatype.elements) * datatype.size;
+  }
 }

@@ -21,7 +21,7 @@ t.throws(() => comm.Send([b, 1.5, MPI.BYTE], 0), MPI.ERR_COUNT, /count 1\.5/, 'f
 t.throws(() => comm.Send([b, 1, 'int' as unknown as typeof MPI.INT], 0), MPI.ERR_TYPE, /expected an MPI\.Datatype, got string/, 'not a datatype');
 t.throws(() => comm.Send('hello' as unknown as Uint8Array, 0), MPI.ERR_BUFFER, /expected a TypedArray.*got string hello/, 'not a buffer');
 t.throws(() => comm.Send([b, 3, MPI.DOUBLE], 0), MPI.ERR_BUFFER, /3 x MPI_DOUBLE \(24 bytes\)/, 'typed count too large');
-t.throws(() => MPI.DOUBLE.Create_vector(), MPI.ERR_UNSUPPORTED_OPERATION, /not implemented yet/, 'derived datatypes are listed as missing');
+t.throws(() => comm.Send([b, 1, MPI.DOUBLE.Create_vector(1, 1, 1)], 0), MPI.ERR_TYPE, /not committed; commit it first/, 'uncommitted datatype');
 // Still usable after all of that.
 const x = new Int32Array(1);
 comm.Sendrecv(Int32Array.of(rank), (rank + 1) % size, 0, x, (rank - 1 + size) % size, 0);
