@@ -84,7 +84,7 @@ export function decodeBuffer(arg: unknown, out: BufferSpec, nonContiguous: NonCo
   }
   if (!(datatype instanceof Datatype)) return fail(out, ErrorClass.ERR_TYPE, `expected an MPI.Datatype, got ${describe(datatype)}`);
   const dt = datatype;
-  if (dt.size === 0 && dt !== Datatypes.DATATYPE_NULL) return fail(out, ErrorClass.ERR_TYPE, `${dt.name} has size 0`);
+  if (dt.size === 0 && dt.predefined && dt !== Datatypes.DATATYPE_NULL) return fail(out, ErrorClass.ERR_TYPE, `${dt.name} has size 0`);
   if (dt === Datatypes.DATATYPE_NULL) return fail(out, ErrorClass.ERR_TYPE, 'MPI.DATATYPE_NULL is not a datatype for data');
   if (!dt.isCommitted) {
     return fail(out, ErrorClass.ERR_TYPE, dt.isFreed ? `${dt.name} has been freed` : `${dt.name} is not committed; commit it first (dt.Commit())`);

@@ -381,7 +381,7 @@ export class Datatype {
       stride *= gs[dims[k]!]!;
     }
     let flat: Node[] = this.flat.slice();
-    let size_ = this.size;
+    let dataSize = this.size;
     for (let k = n - 1; k >= 0; k--) {
       const d = dims[k]!;
       const g = gs[d]!;
@@ -412,10 +412,10 @@ export class Datatype {
         }
       }
       flat = seq(parts);
-      size_ *= local;
+      dataSize *= local;
     }
     const fp = footprint(flat);
-    return this.derive(COMBINER_DARRAY, [size, rank, n, ...gs, ...ds, ...da, ...ps, order], [], [this], flat, size_, 0,
+    return this.derive(COMBINER_DARRAY, [size, rank, n, ...gs, ...ds, ...da, ...ps, order], [], [this], flat, dataSize, 0,
       stride, fp?.[0] ?? 0, fp?.[1] ?? 0);
   }
 

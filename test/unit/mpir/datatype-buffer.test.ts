@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BufferSpec, decodeBuffer, dropUnpack, expectUnpack, finishUnpack } from '../../../src/mpir/buffer.js';
+import { Datatype, Datatypes } from '../../../src/mpir/datatype.js';
+import { ErrorClass } from '../../../src/mpir/error-classes.js';
+
+/** decodeBuffer with derived datatypes: zero-copy when contiguous, pack/unpack otherwise. */
+const { INT, DOUBLE } = Datatypes;
+
+describe('decodeBuffer with derived datatypes', () => {
+  it('takes the zero-copy path for a contiguous derived type', () => {
+    const buf = new Int32Array(10);
+    const spec = new BufferSpec();
+    const four = INT.Create_contiguous(4).Commit();
+    assert.equal(four.contiguous, true);
+    assert.ok(decodeBuffer([buf, 2, four], spec, 'refuse'));
+    assert.equal(spec.bytes.buffer, buf.buffer);
+    assert.equal(spec.bytes.length, 32);
+    assert.equal(spec.needsUnpack, null);
+    // [buf, datatype]: the count is the bytes over the extent.
+    assert.ok(decodeBuffer([buf, four], spec));
+    assert.equal(spec.count, 2);
+    // A dup of a predefined type and a struct of adjacent same blocks are contiguous too.
+    assert.equal(DOUBLE.Dup().contiguous, true);
+    assert.equal(Datatype.Create_struct([1, 2], [0, 4], [INT, INT]).contiguous, true);
+    assert.equal(INT.Create_vector(2, 1, 2).contiguous, false);
+    assert.equal(INT.Create_contiguous(2).Create_resized(0, 12).contiguous, false);
+  });
+
+  it('refuses, packs or prepares an unpack for a non-contiguous type', () => {
+    const column = INT.Create_vector(3, 1, 2).Commit();
+    const buf = Int32Array.of(1, -1, 2, -1, 3, -1);
+    const spec = new BufferSpec();
+    assert.equal(decodeBuffer([buf, 1, column], spec), false);
+    assert.equal(spec.errorClass, ErrorClass.ERR_UNSUPPORTED_OPERATION);
+    assert.ok(decodeBuffer([buf, 1, column], spec, 'pack'));
+    assert.deepEqual([...new Int32Array(spec.bytes.buffer)], [1, 2, 3]);
+    assert.equal(spec.needsUnpack, null);
+    const into = new Int32Array(6).fill(9);
+    assert.ok(decodeBuffer([into, 1, column], spec, 'unpack'));
+    assert.equal(spec.bytes.length, 12);
+    assert.notEqual(spec.needsUnpack, null);
+    // A receive completing with 8 bytes unpacks the two elements that arrived.
+    const request = { statusCount: 8 };
+    expectUnpack(request, spec);
+    new Int32Array(spec.bytes.buffer).set([7, 8, 0]);
+    finishUnpack(request);
+    assert.deepEqual([...into], [7, 9, 8, 9, 9, 9]);
+    finishUnpack(request);
+    const other = { statusCount: 12 };
+    expectUnpack(other, spec);
+    dropUnpack(other);
+    finishUnpack(other);
+    assert.deepEqual([...into], [7, 9, 8, 9, 9, 9]);
+  });
+
+  it('checks commit state, span and zero-size types', () => {
+    const spec = new BufferSpec();
+    assert.equal(decodeBuffer([new Int32Array(4), 1, INT.Create_vector(2, 1, 2)], spec, 'pack'), false);
+    assert.equal(spec.errorClass, ErrorClass.ERR_TYPE);
+    assert.match(spec.error, /not committed; commit it first/);
+    const column = INT.Create_vector(3, 1, 2).Commit();
+    assert.equal(decodeBuffer([new Int32Array(4), 1, column], spec, 'pack'), false);
+    assert.equal(spec.errorClass, ErrorClass.ERR_BUFFER);
+    assert.match(spec.error, /spans 20 bytes and does not fit a buffer of 16 bytes/);
+    const shifted = Datatype.Create_struct([1], [-4], [INT]).Commit();
+    assert.equal(decodeBuffer([new Int32Array(4), 1, shifted], spec, 'pack'), false);
+    assert.match(spec.error, /data before the start of the buffer/);
+    assert.ok(decodeBuffer([new Int32Array(4), 3, INT.Create_contiguous(0).Commit()], spec, 'pack'));
+    assert.equal(spec.bytes.length, 0);
+    const freed = INT.Create_vector(3, 1, 2).Commit();
+    freed.Free();
+    assert.equal(decodeBuffer([new Int32Array(8), 1, freed], spec, 'pack'), false);
+    assert.match(spec.error, /has been freed/);
+  });
+});
