@@ -4,3 +4,4 @@
  */
 import './ch_shmem/config.js';
 import './mpid/config.js';
+import './mpir/config.js';

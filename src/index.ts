@@ -2,3 +2,4 @@
 export {
   MPI, Comm, Intracomm, Group, MPIException, Errhandler, Status, Request, Prequest, Message, Datatype,
 } from './mpir/index.js';
+export { Op, IN_PLACE } from './mpir/index.js';

@@ -13,6 +13,11 @@ import { Unexpected, UnexpectedPool } from './unexpected.js';
 
 const EMPTY_BYTES = new Uint8Array(0);
 
+/** Something progress() advances: it may post sends and receives; returns how much it moved. */
+export interface ProgressHook {
+  advance(): number;
+}
+
 /** A control packet parked for lack of room is a request of this kind. */
 const KIND_CONTROL = 4;
 
@@ -33,6 +38,12 @@ export class Engine implements PacketSink {
   /** The devices progress polls: all but those that deliver on send. */
   private readonly polled: readonly Device[];
   readonly counters = { eagerSends: 0, rndvSends: 0, eagerFallbacks: 0, unexpected: 0, parked: 0 };
+  /**
+   * Progress hooks: upper layers whose operations advance as messages complete (the schedules
+   * of non-blocking collectives). progress() calls each hook's advance() after polling the
+   * devices; advance() returns how much it moved. An empty list costs one length check.
+   */
+  private readonly hooks: ProgressHook[] = [];
 
   constructor(readonly worldRank: number, readonly devices: readonly Device[], private readonly deviceOf: readonly Device[]) {
     this.pendingHead = new Array<Request | null>(deviceOf.length).fill(null);
@@ -47,7 +58,19 @@ export class Engine implements PacketSink {
     const devices = this.polled;
     for (let i = 0; i < devices.length; i++) n += devices[i]!.poll();
     if (this.pendingCount > 0) n += this.retryParked();
+    const hooks = this.hooks;
+    for (let i = 0; i < hooks.length; i++) n += hooks[i]!.advance();
     return n;
+  }
+
+  /** Registers a hook that progress() advances (once; registering it again does nothing). */
+  addProgressHook(hook: ProgressHook): void {
+    if (!this.hooks.includes(hook)) this.hooks.push(hook);
+  }
+
+  removeProgressHook(hook: ProgressHook): void {
+    const i = this.hooks.indexOf(hook);
+    if (i >= 0) this.hooks.splice(i, 1);
   }
 
   // ---------------------------------------------------------------- sending

@@ -1,5 +1,5 @@
 export { World } from './world.js';
-export { Engine } from './engine.js';
+export { Engine, type ProgressHook } from './engine.js';
 export { Progress } from './progress.js';
 export {
   Request as CoreRequest, KIND_SEND, KIND_RECV, MODE_STANDARD, MODE_SYNC, MODE_READY, MODE_BUFFERED, STATE_DONE,

@@ -11,6 +11,8 @@ import {
   ANY_SOURCE, ANY_TAG, APPNUM, HOST, IO, PROC_NULL, TAG_UB, TAG_UB_VALUE, UNIVERSE_SIZE, WTIME_IS_GLOBAL,
 } from './constants.js';
 import { ErrorClass } from './error-classes.js';
+import * as coll from './coll/index.js';
+import { SUM, type Op, type ValueFunction } from './op.js';
 import { Errhandler } from './errhandler.js';
 import { MPIException } from './exception.js';
 import type { Group } from './group.js';
@@ -27,9 +29,6 @@ export interface CommCore {
   /** Context id of point-to-point traffic; internal collective traffic uses ctx + 1. */
   readonly ctx: number;
 }
-
-/** Internal tags on the collective context. */
-const TAG_BARRIER = 1;
 
 const scratchSend = new BufferSpec();
 const scratchRecv = new BufferSpec();
@@ -466,21 +465,9 @@ export class Comm {
 
   // --------------------------------------------------- synchronization (basic)
 
-  /** Blocks until every member has entered the barrier (dissemination over point-to-point). */
+  /** Blocks until every member has entered the barrier (see TSMPI_COLL_BARRIER). */
   Barrier(): void {
-    const core = this.live('Barrier');
-    const world = this.world;
-    const empty = EMPTY_BYTES;
-    for (let k = 1; k < core.size; k <<= 1) {
-      const to = core.worldRanks[(core.rank + k) % core.size]!;
-      const from = (core.rank - k + core.size) % core.size;
-      const r = world.engine.irecv(empty, core.ctx + 1, from, TAG_BARRIER);
-      const s = world.engine.isend(empty, to, core.ctx + 1, core.rank, TAG_BARRIER, MODE_STANDARD);
-      world.progress.wait(s);
-      world.progress.wait(r);
-      world.engine.free(s);
-      world.engine.free(r);
-    }
+    coll.barrier(this.coll('Barrier'), false);
   }
 
   barrier(): void {
@@ -535,6 +522,79 @@ export class Comm {
     return compareComms(comm === this, core, comm.live('Compare'));
   }
 
+  // -------------------------------------------------------------- collectives
+
+  /** @internal The call descriptor the collectives of src/mpir/coll/ work on. */
+  private coll(call: string): coll.Call {
+    return { comm: this, core: this.live(call), world: this.world, name: call };
+  }
+
+  /** Non-blocking barrier. */
+  Ibarrier(): Request { return coll.barrier(this.coll('Ibarrier'), true)!; }
+  /** Broadcasts the root's buffer to every rank. */
+  Bcast(buf: unknown, root = 0): void { coll.bcast(this.coll('Bcast'), buf, root, false); }
+  Ibcast(buf: unknown, root = 0): Request { return coll.bcast(this.coll('Ibcast'), buf, root, true)!; }
+  /** Gathers equal-sized blocks at the root, in rank order. */
+  Gather(sendbuf: unknown, recvbuf: unknown, root = 0): void { coll.gather(this.coll('Gather'), sendbuf, recvbuf, root, false); }
+  Igather(sendbuf: unknown, recvbuf: unknown, root = 0): Request { return coll.gather(this.coll('Igather'), sendbuf, recvbuf, root, true)!; }
+  Gatherv(sendbuf: unknown, recvbuf: unknown, root = 0): void { coll.gatherv(this.coll('Gatherv'), sendbuf, recvbuf, root, false); }
+  Igatherv(sendbuf: unknown, recvbuf: unknown, root = 0): Request { return coll.gatherv(this.coll('Igatherv'), sendbuf, recvbuf, root, true)!; }
+  /** Sends block r of the root's sendbuf to rank r. */
+  Scatter(sendbuf: unknown, recvbuf: unknown, root = 0): void { coll.scatter(this.coll('Scatter'), sendbuf, recvbuf, root, false); }
+  Iscatter(sendbuf: unknown, recvbuf: unknown, root = 0): Request { return coll.scatter(this.coll('Iscatter'), sendbuf, recvbuf, root, true)!; }
+  Scatterv(sendbuf: unknown, recvbuf: unknown, root = 0): void { coll.scatterv(this.coll('Scatterv'), sendbuf, recvbuf, root, false); }
+  Iscatterv(sendbuf: unknown, recvbuf: unknown, root = 0): Request { return coll.scatterv(this.coll('Iscatterv'), sendbuf, recvbuf, root, true)!; }
+  /** Gathers every rank's block at every rank. */
+  Allgather(sendbuf: unknown, recvbuf: unknown): void { coll.allgather(this.coll('Allgather'), sendbuf, recvbuf, false); }
+  Iallgather(sendbuf: unknown, recvbuf: unknown): Request { return coll.allgather(this.coll('Iallgather'), sendbuf, recvbuf, true)!; }
+  Allgatherv(sendbuf: unknown, recvbuf: unknown): void { coll.allgatherv(this.coll('Allgatherv'), sendbuf, recvbuf, false); }
+  Iallgatherv(sendbuf: unknown, recvbuf: unknown): Request { return coll.allgatherv(this.coll('Iallgatherv'), sendbuf, recvbuf, true)!; }
+  /** Block r of sendbuf goes to rank r; block r of recvbuf comes from rank r. */
+  Alltoall(sendbuf: unknown, recvbuf: unknown): void { coll.alltoall(this.coll('Alltoall'), sendbuf, recvbuf, false); }
+  Ialltoall(sendbuf: unknown, recvbuf: unknown): Request { return coll.alltoall(this.coll('Ialltoall'), sendbuf, recvbuf, true)!; }
+  Alltoallv(sendbuf: unknown, recvbuf: unknown): void { coll.alltoallv(this.coll('Alltoallv'), sendbuf, recvbuf, false); }
+  Ialltoallv(sendbuf: unknown, recvbuf: unknown): Request { return coll.alltoallv(this.coll('Ialltoallv'), sendbuf, recvbuf, true)!; }
+  Alltoallw(sendbuf: unknown, recvbuf: unknown): void { coll.alltoallw(this.coll('Alltoallw'), sendbuf, recvbuf, false); }
+  Ialltoallw(sendbuf: unknown, recvbuf: unknown): Request { return coll.alltoallw(this.coll('Ialltoallw'), sendbuf, recvbuf, true)!; }
+  /** Combines every rank's sendbuf with op; the result lands in the root's recvbuf. */
+  Reduce(sendbuf: unknown, recvbuf: unknown, op: Op = SUM, root = 0): void { coll.reduce(this.coll('Reduce'), sendbuf, recvbuf, op, root, false); }
+  Ireduce(sendbuf: unknown, recvbuf: unknown, op: Op = SUM, root = 0): Request { return coll.reduce(this.coll('Ireduce'), sendbuf, recvbuf, op, root, true)!; }
+  Allreduce(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): void { coll.allreduce(this.coll('Allreduce'), sendbuf, recvbuf, op, false); }
+  Iallreduce(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): Request { return coll.allreduce(this.coll('Iallreduce'), sendbuf, recvbuf, op, true)!; }
+  Reduce_scatter_block(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): void {
+    coll.reduceScatterBlock(this.coll('Reduce_scatter_block'), sendbuf, recvbuf, op, false);
+  }
+  Ireduce_scatter_block(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): Request {
+    return coll.reduceScatterBlock(this.coll('Ireduce_scatter_block'), sendbuf, recvbuf, op, true)!;
+  }
+  Reduce_scatter(sendbuf: unknown, recvbuf: unknown, recvcounts: ArrayLike<number>, op: Op = SUM): void {
+    coll.reduceScatter(this.coll('Reduce_scatter'), sendbuf, recvbuf, recvcounts, op, false);
+  }
+  Ireduce_scatter(sendbuf: unknown, recvbuf: unknown, recvcounts: ArrayLike<number>, op: Op = SUM): Request {
+    return coll.reduceScatter(this.coll('Ireduce_scatter'), sendbuf, recvbuf, recvcounts, op, true)!;
+  }
+  /** Inclusive prefix reduction over ranks 0..rank. */
+  Scan(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): void { coll.scan(this.coll('Scan'), sendbuf, recvbuf, op, false); }
+  Iscan(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): Request { return coll.scan(this.coll('Iscan'), sendbuf, recvbuf, op, true)!; }
+  /** Exclusive prefix reduction over ranks 0..rank-1 (rank 0's recvbuf is left unchanged). */
+  Exscan(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): void { coll.exscan(this.coll('Exscan'), sendbuf, recvbuf, op, false); }
+  Iexscan(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): Request { return coll.exscan(this.coll('Iexscan'), sendbuf, recvbuf, op, true)!; }
+
+  /** The root's value, at every rank. */
+  bcast(obj: unknown, root = 0): unknown { this.live('bcast'); return coll.bcastObject(this, obj, root); }
+  /** Every rank's value as an array at the root (null elsewhere). */
+  gather(obj: unknown, root = 0): unknown[] | null { this.live('gather'); return coll.gatherObject(this, obj, root); }
+  /** Element r of the root's array, at rank r. */
+  scatter(objs: unknown, root = 0): unknown { this.live('scatter'); return coll.scatterObject(this, objs, root); }
+  allgather(obj: unknown): unknown[] { this.live('allgather'); return coll.allgatherObject(this, obj); }
+  alltoall(objs: unknown): unknown[] { this.live('alltoall'); return coll.alltoallObject(this, objs); }
+  /** Values combined in rank order with an op or a function(a, b); the result at the root (null elsewhere). */
+  reduce(obj: unknown, op: Op | ValueFunction = SUM, root = 0): unknown { this.live('reduce'); return coll.reduceObject(this, obj, op, root); }
+  allreduce(obj: unknown, op: Op | ValueFunction = SUM): unknown { this.live('allreduce'); return coll.allreduceObject(this, obj, op); }
+  scan(obj: unknown, op: Op | ValueFunction = SUM): unknown { this.live('scan'); return coll.scanObject(this, obj, op); }
+  /** Exclusive scan of values; null at rank 0. */
+  exscan(obj: unknown, op: Op | ValueFunction = SUM): unknown { this.live('exscan'); return coll.exscanObject(this, obj, op); }
+
   /** The communicator of a new core (MPI.COMM_NULL for none); it inherits our error handler. */
   private made(core: CommCore | null): Intracomm {
     if (core === null) return COMM_NULL;
@@ -543,8 +603,6 @@ export class Comm {
     return comm;
   }
 }
-
-const EMPTY_BYTES = new Uint8Array(0);
 
 function fillProbeStatus(status: Status, u: { src: number; tag: number; len: number }): void {
   status.source = u.src;

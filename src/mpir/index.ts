@@ -1,4 +1,6 @@
 export { MPI } from './mpi.js';
+export { Op } from './op.js';
+export { IN_PLACE } from './coll/index.js';
 export { Comm, Intracomm } from './comm.js';
 export { Group } from './group.js';
 export { MPIException } from './exception.js';

@@ -12,6 +12,8 @@ import { GROUP_EMPTY, Group } from './group.js';
 import { Message, Prequest, Request } from './request.js';
 import { Status } from './status.js';
 import { bsendBuffer } from './bsend.js';
+import { Op, Ops } from './op.js';
+import { IN_PLACE } from './coll/index.js';
 
 const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');
 const COMM_SELF = new Intracomm('MPI_COMM_SELF');
@@ -110,6 +112,9 @@ export const MPI = {
   Attach_buffer,
   Detach_buffer,
   ...constants,
+  Op,
+  ...Ops,
+  IN_PLACE,
   Exception: MPIException,
   Errhandler,
   ERRORS_ARE_FATAL: Errhandler.ERRORS_ARE_FATAL,

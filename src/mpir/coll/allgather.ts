@@ -1,0 +1,99 @@
+import { COLL_ALLGATHER, COLL_LARGE_BYTES } from '../config.js';
+import { ErrorClass } from '../error-classes.js';
+import type { Request } from '../request.js';
+import { bcastBinomial } from './bcast.js';
+import { type Call, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
+import { gatherBinomial } from './gather.js';
+import { isPowerOfTwo } from './tree.js';
+
+const choice = COLL_ALLGATHER.read();
+const large = COLL_LARGE_BYTES.read();
+
+/**
+ * Ring allgather over blocks of any size: block r (bytes off[r] .. off[r] + len[r] of buf) is
+ * rank r's. In step k each rank passes block (rank - k) to rank + 1 and gets block
+ * (rank - k - 1) from rank - 1; p - 1 steps.
+ */
+export function ringAllgather(s: Schedule, buf: Uint8Array, off: number[], len: number[]): void {
+  const { rank, size } = s.core;
+  const right = (rank + 1) % size;
+  const left = (rank - 1 + size) % size;
+  for (let k = 0; k < size - 1; k++) {
+    const sb = (rank - k + size) % size;
+    const rb = (rank - k - 1 + 2 * size) % size;
+    s.round()
+      .recv(buf.subarray(off[rb]!, off[rb]! + len[rb]!), left)
+      .send(buf.subarray(off[sb]!, off[sb]! + len[sb]!), right);
+  }
+}
+
+/** Recursive doubling (p a power of two): in step m, exchange the 2^m blocks gathered so far. */
+export function recursiveDoublingAllgather(s: Schedule, buf: Uint8Array, bb: number): void {
+  const { rank, size } = s.core;
+  for (let mask = 1; mask < size; mask <<= 1) {
+    const partner = rank ^ mask;
+    const mine = rank & ~(mask - 1);
+    const theirs = partner & ~(mask - 1);
+    s.round()
+      .recv(buf.subarray(theirs * bb, (theirs + mask) * bb), partner)
+      .send(buf.subarray(mine * bb, (mine + mask) * bb), partner);
+  }
+}
+
+/** Allgather(sendbuf, recvbuf): sendbuf may be MPI.IN_PLACE (own block already in recvbuf). */
+export function allgather(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
+  const { rank, size } = c.core;
+  const recv = decode(c, recvbuf, 'recvbuf');
+  const total = recv.bytes.length;
+  if (total % size !== 0) {
+    fail(c, ErrorClass.ERR_COUNT, `recvbuf holds ${recv.count} x ${recv.datatype.name}, not a multiple of the ${size} ranks`);
+  }
+  const bb = total / size;
+  if (!isInPlace(sendbuf)) {
+    const send = decode(c, sendbuf, 'sendbuf');
+    if (send.bytes.length !== bb) {
+      fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${send.bytes.length} bytes but recvbuf has room for ${bb} per rank ` +
+        `(${size} ranks); they must match`);
+    }
+    recv.bytes.set(send.bytes, rank * bb);
+  }
+  const s = newSchedule(c);
+  let algo = choice;
+  if (algo === 'auto') algo = isPowerOfTwo(size) && bb * size < large ? 'recursive_doubling' : 'ring';
+  if (algo === 'recursive_doubling' && !isPowerOfTwo(size)) algo = 'ring';
+  if (algo === 'recursive_doubling') recursiveDoublingAllgather(s, recv.bytes, bb);
+  else if (algo === 'gather_bcast') {
+    const tmp = new Uint8Array(total);
+    gatherBinomial(s, recv.bytes.subarray(rank * bb, (rank + 1) * bb), tmp, bb, 0);
+    if (rank === 0) s.local(() => recv.bytes.set(tmp));
+    bcastBinomial(s, recv.bytes, 0);
+  } else {
+    const off: number[] = [];
+    const len: number[] = [];
+    for (let r = 0; r < size; r++) {
+      off.push(r * bb);
+      len.push(bb);
+    }
+    ringAllgather(s, recv.bytes, off, len);
+  }
+  return execute(c, s, nonblocking);
+}
+
+/** Allgatherv(sendbuf, [recvbuf, [counts, displs], datatype]): ring over the blocks. */
+export function allgatherv(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
+  const { rank, size } = c.core;
+  const v = decodeV(c, recvbuf, 'recvbuf', size);
+  const es = v.datatype.size;
+  const off = v.displs.map((d) => d * es);
+  const len = v.counts.map((n) => n * es);
+  if (!isInPlace(sendbuf)) {
+    const send = decode(c, sendbuf, 'sendbuf');
+    if (send.bytes.length !== len[rank]) {
+      fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${send.bytes.length} bytes but recvbuf counts[${rank}] asks for ${len[rank]}`);
+    }
+    v.data.set(send.bytes, off[rank]);
+  }
+  const s = newSchedule(c);
+  ringAllgather(s, v.data, off, len);
+  return execute(c, s, nonblocking);
+}

@@ -1,0 +1,120 @@
+import { COLL_ALLREDUCE, COLL_LARGE_BYTES } from '../config.js';
+import type { Request } from '../request.js';
+import { ringAllgather } from './allgather.js';
+import { bcastBinomial } from './bcast.js';
+import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Reduction, reduceBinomial } from './reduce.js';
+
+const choice = COLL_ALLREDUCE.read();
+const large = COLL_LARGE_BYTES.read();
+
+/**
+ * Recursive doubling (MPICH's, with the non-power-of-two fold): with pof2 the largest power
+ * of two <= p and rem = p - pof2, the first 2 * rem ranks pair up (even sends to odd, which
+ * combines even op odd); the pof2 remaining ranks exchange with partners at distance 1, 2, 4,
+ * ... combining lower-ranked first; the odd ranks finally return the result to their even
+ * partners. Rank order is kept, so non-commutative ops are correct.
+ */
+export function allreduceRecursiveDoubling(s: Schedule, acc: Uint8Array, red: Reduction): void {
+  const { rank, size } = s.core;
+  let pof2 = 1;
+  while (pof2 * 2 <= size) pof2 *= 2;
+  const rem = size - pof2;
+  const tmp = new Uint8Array(acc.length);
+  const { op, count, datatype } = red;
+  let newrank: number;
+  if (rank < 2 * rem) {
+    if (rank % 2 === 0) {
+      s.round().send(acc, rank + 1);
+      newrank = -1;
+    } else {
+      s.round().recv(tmp, rank - 1).local(() => op.apply(tmp, acc, count, datatype));
+      newrank = rank >> 1;
+    }
+  } else newrank = rank - rem;
+  if (newrank >= 0) {
+    for (let mask = 1; mask < pof2; mask <<= 1) {
+      const nd = newrank ^ mask;
+      const dst = nd < rem ? nd * 2 + 1 : nd + rem;
+      s.round().recv(tmp, dst).send(acc, dst);
+      if (dst < rank) s.local(() => op.apply(tmp, acc, count, datatype));
+      else s.local(() => {
+        op.apply(acc, tmp, count, datatype);
+        acc.set(tmp);
+      });
+    }
+  }
+  if (rank < 2 * rem) {
+    if (rank % 2 === 1) s.round().send(acc, rank - 1);
+    else s.round().recv(acc, rank + 1);
+  }
+}
+
+/** Chunk r of `count` elements split as evenly as possible over p ranks, as byte offsets. */
+export function chunks(count: number, p: number, es: number): { off: number[]; len: number[]; elems: number[] } {
+  const off: number[] = [];
+  const len: number[] = [];
+  const elems: number[] = [];
+  const base = Math.floor(count / p);
+  const extra = count % p;
+  let at = 0;
+  for (let r = 0; r < p; r++) {
+    const n = base + (r < extra ? 1 : 0);
+    off.push(at * es);
+    len.push(n * es);
+    elems.push(n);
+    at += n;
+  }
+  return { off, len, elems };
+}
+
+/**
+ * Ring reduce-scatter (commutative ops): in step k rank r passes chunk r - k - 1 to r + 1 and
+ * folds chunk r - k - 2 from r - 1 into its own; after p - 1 steps rank r holds chunk r fully
+ * reduced. Chunks are given as byte offsets/lengths and element counts.
+ */
+export function ringReduceScatter(s: Schedule, acc: Uint8Array, red: Reduction, off: number[], len: number[], elems: number[]): void {
+  const { rank, size } = s.core;
+  const right = (rank + 1) % size;
+  const left = (rank - 1 + size) % size;
+  const tmp = new Uint8Array(Math.max(0, ...len));
+  for (let k = 0; k < size - 1; k++) {
+    const sc = (rank - k - 1 + 2 * size) % size;
+    const rc = (rank - k - 2 + 2 * size) % size;
+    const t = tmp.subarray(0, len[rc]);
+    const dest = acc.subarray(off[rc]!, off[rc]! + len[rc]!);
+    s.round().recv(t, left).send(acc.subarray(off[sc]!, off[sc]! + len[sc]!), right)
+      .local(() => red.op.apply(t, dest, elems[rc]!, red.datatype));
+  }
+}
+
+/** Ring allreduce: ring reduce-scatter, then ring allgather of the reduced chunks. */
+export function allreduceRing(s: Schedule, acc: Uint8Array, red: Reduction): void {
+  const { off, len, elems } = chunks(red.count, s.core.size, red.datatype.size);
+  ringReduceScatter(s, acc, red, off, len, elems);
+  ringAllgather(s, acc, off, len);
+}
+
+/** Allreduce(sendbuf, recvbuf, op): sendbuf may be MPI.IN_PLACE. */
+export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, nonblocking: boolean): Request | undefined {
+  const recv = decode(c, recvbuf, 'recvbuf');
+  if (!isInPlace(sendbuf)) {
+    const send = decode(c, sendbuf, 'sendbuf');
+    checkSame(c, send, recv);
+    recv.bytes.set(send.bytes);
+  }
+  const red: Reduction = { op: checkOp(c, op, recv.datatype), count: recv.count, datatype: recv.datatype };
+  const s = newSchedule(c);
+  const size = c.core.size;
+  let algo = choice;
+  if (algo === 'ring' && !red.op.Is_commutative()) algo = 'recursive_doubling';
+  if (algo === 'auto') {
+    algo = red.op.Is_commutative() && recv.bytes.length >= large && red.count >= size ? 'ring' : 'recursive_doubling';
+  }
+  if (algo === 'ring') allreduceRing(s, recv.bytes, red);
+  else if (algo === 'reduce_bcast') {
+    reduceBinomial(s, recv.bytes.slice(), recv.bytes, red, 0);
+    bcastBinomial(s, recv.bytes, 0);
+  } else allreduceRecursiveDoubling(s, recv.bytes, red);
+  return execute(c, s, nonblocking);
+}

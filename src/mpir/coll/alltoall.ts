@@ -1,0 +1,129 @@
+import { describe } from '../buffer.js';
+import { COLL_ALLTOALL } from '../config.js';
+import { Datatype } from '../datatype.js';
+import { ErrorClass } from '../error-classes.js';
+import type { Request } from '../request.js';
+import { type Call, decode, decodeV, execute, fail, intList, isInPlace, newSchedule, type Schedule } from './common.js';
+
+const choice = COLL_ALLTOALL.read();
+
+/** Where rank r's block lies in a send or receive buffer. */
+interface Blocks {
+  data: Uint8Array;
+  off: number[];
+  len: number[];
+}
+
+const block = (b: Blocks, r: number) => b.data.subarray(b.off[r]!, b.off[r]! + b.len[r]!);
+
+/** Pairwise exchange: in step i send to rank + i and receive from rank - i (p - 1 rounds). */
+export function alltoallPairwise(s: Schedule, send: Blocks, recv: Blocks): void {
+  const { rank, size } = s.core;
+  block(recv, rank).set(block(send, rank));
+  for (let i = 1; i < size; i++) {
+    const to = (rank + i) % size;
+    const from = (rank - i + size) % size;
+    s.round().recv(block(recv, from), from).send(block(send, to), to);
+  }
+}
+
+/** Linear: every receive and send posted at once. */
+export function alltoallLinear(s: Schedule, send: Blocks, recv: Blocks): void {
+  const { rank, size } = s.core;
+  block(recv, rank).set(block(send, rank));
+  s.round();
+  for (let i = 1; i < size; i++) s.recv(block(recv, (rank - i + size) % size), (rank - i + size) % size);
+  for (let i = 1; i < size; i++) s.send(block(send, (rank + i) % size), (rank + i) % size);
+}
+
+function uniform(data: Uint8Array, size: number): Blocks {
+  const bb = data.length / size;
+  const off: number[] = [];
+  const len: number[] = [];
+  for (let r = 0; r < size; r++) {
+    off.push(r * bb);
+    len.push(bb);
+  }
+  return { data, off, len };
+}
+
+/** With MPI.IN_PLACE the data to send is the receive buffer's: send from a copy. */
+function inPlaceCopy(recv: Blocks): Blocks {
+  return { data: recv.data.slice(), off: recv.off, len: recv.len };
+}
+
+function run(c: Call, send: Blocks, recv: Blocks, nonblocking: boolean): Request | undefined {
+  const s = newSchedule(c);
+  if (choice === 'linear') alltoallLinear(s, send, recv);
+  else alltoallPairwise(s, send, recv);
+  return execute(c, s, nonblocking);
+}
+
+/** Alltoall(sendbuf, recvbuf): block r of sendbuf goes to rank r; sendbuf may be MPI.IN_PLACE. */
+export function alltoall(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
+  const size = c.core.size;
+  const r = decode(c, recvbuf, 'recvbuf');
+  if (r.bytes.length % size !== 0) {
+    fail(c, ErrorClass.ERR_COUNT, `recvbuf holds ${r.count} x ${r.datatype.name}, not a multiple of the ${size} ranks`);
+  }
+  const recv = uniform(r.bytes, size);
+  let send: Blocks;
+  if (isInPlace(sendbuf)) send = inPlaceCopy(recv);
+  else {
+    const sd = decode(c, sendbuf, 'sendbuf');
+    if (sd.bytes.length !== r.bytes.length) {
+      fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${sd.bytes.length} bytes but recvbuf has ${r.bytes.length}; they must match`);
+    }
+    send = uniform(sd.bytes, size);
+  }
+  return run(c, send, recv, nonblocking);
+}
+
+function fromV(c: Call, arg: unknown, what: string): Blocks {
+  const v = decodeV(c, arg, what, c.core.size);
+  const es = v.datatype.size;
+  return { data: v.data, off: v.displs.map((d) => d * es), len: v.counts.map((n) => n * es) };
+}
+
+/** Alltoallv([sendbuf, [counts, displs], type], [recvbuf, [counts, displs], type]). */
+export function alltoallv(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
+  const recv = fromV(c, recvbuf, 'recvbuf');
+  const send = isInPlace(sendbuf) ? inPlaceCopy(recv) : fromV(c, sendbuf, 'sendbuf');
+  return run(c, send, recv, nonblocking);
+}
+
+/**
+ * Alltoallw([sendbuf, [counts, displs], types], [recvbuf, [counts, displs], types]): one
+ * datatype per rank, displacements in bytes (MPI's rule for the w-variants).
+ */
+function fromW(c: Call, arg: unknown, what: string): Blocks {
+  const size = c.core.size;
+  if (!Array.isArray(arg) || arg.length !== 3 || !Array.isArray(arg[1]) || arg[1].length !== 2) {
+    fail(c, ErrorClass.ERR_BUFFER, `${what}: expected [buf, [counts, displs], datatypes], got ${describe(arg)}`);
+  }
+  const data = arg[0] as unknown;
+  if (!(ArrayBuffer.isView(data) || data instanceof ArrayBuffer || data instanceof SharedArrayBuffer)) {
+    fail(c, ErrorClass.ERR_BUFFER, `${what}: expected a TypedArray, DataView, Buffer or ArrayBuffer, got ${describe(data)}`);
+  }
+  const counts = intList(c, arg[1][0], `${what} counts`, size);
+  const displs = intList(c, arg[1][1], `${what} displs`, size);
+  const types = arg[2] as unknown;
+  if (!Array.isArray(types) || types.length < size) fail(c, ErrorClass.ERR_TYPE, `${what}: expected ${size} datatypes`);
+  const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data as ArrayBufferLike);
+  const len: number[] = [];
+  for (let r = 0; r < size; r++) {
+    const t = types[r] as unknown;
+    if (!(t instanceof Datatype) || t.size === 0) fail(c, ErrorClass.ERR_TYPE, `${what} datatypes[${r}]: expected an MPI.Datatype, got ${describe(t)}`);
+    len.push(counts[r]! * t.size);
+    if (displs[r]! + len[r]! > bytes.length) {
+      fail(c, ErrorClass.ERR_BUFFER, `${what}: block ${r} (byte displacement ${displs[r]}, ${len[r]} bytes) does not fit ${bytes.length} bytes`);
+    }
+  }
+  return { data: bytes, off: displs, len };
+}
+
+export function alltoallw(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
+  const recv = fromW(c, recvbuf, 'recvbuf');
+  const send = isInPlace(sendbuf) ? inPlaceCopy(recv) : fromW(c, sendbuf, 'sendbuf');
+  return run(c, send, recv, nonblocking);
+}

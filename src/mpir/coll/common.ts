@@ -1,0 +1,173 @@
+import type { CoreRequest } from '../../mpid/index.js';
+import type { World } from '../../mpid/world.js';
+import { BufferSpec, decodeBuffer, describe } from '../buffer.js';
+import type { Comm, CommCore } from '../comm.js';
+import { Datatype } from '../datatype.js';
+import { ErrorClass } from '../error-classes.js';
+import { MPIException } from '../exception.js';
+import { Op } from '../op.js';
+import { Request } from '../request.js';
+import { Schedule, launch, nextCollTag, runBlocking } from './schedule.js';
+
+/**
+ * What every collective entry shares: the call (communicator, its core, the world, the name
+ * for messages), buffer decoding with MPI.IN_PLACE, the v-variant buffer form, argument
+ * checks, and running a schedule blocking or as a Request.
+ */
+
+/** MPI.IN_PLACE: "the data is already where the result goes" (where MPI allows it). */
+export const IN_PLACE: { readonly toString: () => string } = Object.freeze({ toString: () => 'MPI.IN_PLACE' });
+
+export interface Call {
+  readonly comm: Comm;
+  readonly core: CommCore;
+  readonly world: World;
+  readonly name: string;
+}
+
+export interface Decoded {
+  bytes: Uint8Array;
+  count: number;
+  datatype: Datatype;
+}
+
+export function fail(c: Call, errorClass: number, message: string): never {
+  return c.comm.fail(c.name, errorClass, message);
+}
+
+export function decode(c: Call, buf: unknown, what: string): Decoded {
+  const spec = new BufferSpec();
+  if (!decodeBuffer(buf, spec)) fail(c, spec.errorClass, `${what}: ${spec.error}`);
+  return { bytes: spec.bytes, count: spec.count, datatype: spec.datatype };
+}
+
+export function isInPlace(buf: unknown): boolean {
+  return buf === IN_PLACE;
+}
+
+/** A v-variant buffer: bytes of the whole buffer, per-rank counts and displacements (elements). */
+export interface DecodedV {
+  data: Uint8Array;
+  counts: number[];
+  displs: number[];
+  datatype: Datatype;
+}
+
+/**
+ * Parses `[buf, [counts, displs], datatype]`, `[buf, counts, displs, datatype]`,
+ * `[buf, counts, datatype]` (displacements packed in rank order) or `[buf, [counts, null], datatype]`.
+ */
+export function decodeV(c: Call, arg: unknown, what: string, n: number): DecodedV {
+  if (!Array.isArray(arg) || arg.length < 3 || arg.length > 4) {
+    fail(c, ErrorClass.ERR_BUFFER, `${what}: expected [buf, [counts, displs], datatype], got ${describe(arg)}`);
+  }
+  let counts: unknown;
+  let displs: unknown = null;
+  let dt: unknown;
+  if (arg.length === 4) [, counts, displs, dt] = arg;
+  else if (Array.isArray(arg[1]) && arg[1].length === 2 && (Array.isArray(arg[1][0]) || ArrayBuffer.isView(arg[1][0]))) {
+    [counts, displs] = arg[1] as unknown[];
+    dt = arg[2];
+  } else {
+    counts = arg[1];
+    dt = arg[2];
+  }
+  const data = arg[0] as unknown;
+  if (!(ArrayBuffer.isView(data) || data instanceof ArrayBuffer || data instanceof SharedArrayBuffer)) {
+    fail(c, ErrorClass.ERR_BUFFER, `${what}: expected a TypedArray, DataView, Buffer or ArrayBuffer, got ${describe(data)}`);
+  }
+  if (!(dt instanceof Datatype) || dt.size === 0) fail(c, ErrorClass.ERR_TYPE, `${what}: expected an MPI.Datatype, got ${describe(dt)}`);
+  const cs = intList(c, counts, `${what} counts`, n);
+  let ds: number[];
+  if (displs === null || displs === undefined) {
+    ds = new Array<number>(n);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      ds[i] = at;
+      at += cs[i]!;
+    }
+  } else ds = intList(c, displs, `${what} displs`, n);
+  const bytes = ArrayBuffer.isView(data)
+    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+    : new Uint8Array(data as ArrayBufferLike);
+  for (let i = 0; i < n; i++) {
+    if (ds[i]! < 0 || (ds[i]! + cs[i]!) * dt.size > bytes.length) {
+      fail(c, ErrorClass.ERR_BUFFER, `${what}: block ${i} (displacement ${ds[i]}, count ${cs[i]} x ${dt.name}) ` +
+        `does not fit a buffer of ${bytes.length} bytes`);
+    }
+  }
+  return { data: bytes, counts: cs, displs: ds, datatype: dt };
+}
+
+export function intList(c: Call, x: unknown, what: string, n: number): number[] {
+  if (!(Array.isArray(x) || ArrayBuffer.isView(x))) fail(c, ErrorClass.ERR_ARG, `${what}: expected an array of ${n} integers, got ${describe(x)}`);
+  const a = Array.from(x as ArrayLike<number>, Number);
+  if (a.length < n) fail(c, ErrorClass.ERR_COUNT, `${what}: expected ${n} entries (one per rank), got ${a.length}`);
+  for (let i = 0; i < n; i++) {
+    if (!Number.isInteger(a[i]) || a[i]! < 0) fail(c, ErrorClass.ERR_COUNT, `${what}[${i}] = ${a[i]} is not a non-negative integer`);
+  }
+  return a.slice(0, n);
+}
+
+export function checkRoot(c: Call, root: number): void {
+  if (Number.isInteger(root) && root >= 0 && root < c.core.size) return;
+  fail(c, ErrorClass.ERR_ROOT, `root ${String(root)} is out of range for a communicator of size ${c.core.size} ` +
+    `(expected 0..${c.core.size - 1})`);
+}
+
+export function checkOp(c: Call, op: unknown, dt: Datatype): Op {
+  if (!(op instanceof Op)) fail(c, ErrorClass.ERR_OP, `op must be an MPI.Op (MPI.SUM, ..., or MPI.Op.Create), got ${describe(op)}`);
+  const why = op.checkType(dt);
+  if (why !== null) fail(c, ErrorClass.ERR_OP, `op: ${why}`);
+  return op;
+}
+
+/** Same element count and datatype on both sides (Reduce, Allreduce, Scan). */
+export function checkSame(c: Call, send: Decoded, recv: Decoded): void {
+  if (send.datatype !== recv.datatype) {
+    fail(c, ErrorClass.ERR_TYPE, `sendbuf is ${send.datatype.name} but recvbuf is ${recv.datatype.name} (they must match)`);
+  }
+  if (send.count !== recv.count) {
+    fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${send.count} elements but recvbuf has ${recv.count} (they must match)`);
+  }
+}
+
+export function newSchedule(c: Call): Schedule {
+  return new Schedule(c.core, c.world.engine, nextCollTag(c.core), `${c.comm.Get_name()}.${c.name}`);
+}
+
+/** A non-blocking collective's request: completes when its schedule has run its last round. */
+export class CollRequest extends Request {
+  constructor(private readonly schedule: Schedule, comm: Comm, private readonly call: string) {
+    super(schedule.request, comm);
+  }
+
+  protected override onComplete(_core: CoreRequest): void {}
+
+  protected override onInactive(): void {
+    const e = this.schedule.error;
+    if (e !== null) this.comm!.fail(this.call, e.error_class, e.message);
+  }
+}
+
+/** Runs `s` to completion, or returns its Request when `nonblocking`. */
+export function execute(c: Call, s: Schedule, nonblocking: boolean): Request | undefined {
+  if (nonblocking) {
+    launch(c.world, s);
+    return new CollRequest(s, c.comm, c.name);
+  }
+  try {
+    runBlocking(c.world, s);
+  } catch (e) {
+    if (e instanceof MPIException) fail(c, e.error_class, e.message);
+    throw e;
+  }
+  return undefined;
+}
+
+/** A fresh buffer of `n` bytes (scratch of a collective, freed with the schedule). */
+export function scratch(n: number): Uint8Array {
+  return new Uint8Array(n);
+}
+
+export { Schedule };

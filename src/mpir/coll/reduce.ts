@@ -1,0 +1,103 @@
+import { COLL_REDUCE } from '../config.js';
+import type { Datatype } from '../datatype.js';
+import { ErrorClass } from '../error-classes.js';
+import type { Op } from '../op.js';
+import type { Request } from '../request.js';
+import { type Call, checkOp, checkRoot, checkSame, decode, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
+import { binomialNode, toAbs, toRel } from './tree.js';
+
+const choice = COLL_REDUCE.read();
+
+/** The operands of a reduction: `count` elements of `datatype` under `op`. */
+export interface Reduction {
+  op: Op;
+  count: number;
+  datatype: Datatype;
+}
+
+/**
+ * Binomial reduce. A node receives its children's partial results (each child covers the
+ * relative ranks after those the node already holds) and combines them as
+ * `held op child`, so the order of ranks is kept. A commutative op runs on the tree rooted at
+ * `root`; a non-commutative one on the tree rooted at rank 0 (so relative order is rank
+ * order), and rank 0 then sends the result to `root`. `acc` holds our operand and is
+ * overwritten; the result lands in `out` at the root.
+ */
+export function reduceBinomial(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, root: number): void {
+  const { rank, size } = s.core;
+  const treeRoot = red.op.Is_commutative() ? root : 0;
+  const rel = toRel(rank, treeRoot, size);
+  const node = binomialNode(rel, size);
+  const kids = node.children.slice().reverse();
+  const tmps = kids.map(() => new Uint8Array(acc.length));
+  s.round();
+  kids.forEach((child, i) => s.recv(tmps[i]!, toAbs(child, treeRoot, size)));
+  if (kids.length > 0) {
+    s.local(() => {
+      for (const t of tmps) {
+        red.op.apply(acc, t, red.count, red.datatype);
+        acc.set(t);
+      }
+    });
+  }
+  if (node.parent >= 0) s.round().send(acc, toAbs(node.parent, treeRoot, size));
+  if (treeRoot !== root) {
+    if (rank === treeRoot) s.round().send(acc, root);
+    if (rank === root) s.round().recv(out, treeRoot);
+  } else if (rank === root && out !== acc) s.local(() => out.set(acc));
+}
+
+/** Linear: the root receives every operand and combines them in rank order. */
+export function reduceLinear(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, root: number): void {
+  const { rank, size } = s.core;
+  s.round();
+  if (rank !== root) {
+    s.send(acc, root);
+    return;
+  }
+  const parts: Uint8Array[] = [];
+  for (let r = 0; r < size; r++) {
+    parts.push(r === root ? acc : new Uint8Array(acc.length));
+    if (r !== root) s.recv(parts[r]!, r);
+  }
+  s.local(() => {
+    let held = parts[0]!;
+    for (let r = 1; r < size; r++) {
+      red.op.apply(held, parts[r]!, red.count, red.datatype);
+      held = parts[r]!;
+    }
+    out.set(held);
+  });
+}
+
+/** Reduce(sendbuf, recvbuf, op, root): recvbuf matters at the root; root's sendbuf may be IN_PLACE. */
+export function reduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, root: number,
+                       nonblocking: boolean): Request | undefined {
+  checkRoot(c, root);
+  const isRoot = c.core.rank === root;
+  let acc: Uint8Array;
+  let out: Uint8Array = new Uint8Array(0);
+  let red: Reduction;
+  if (isRoot) {
+    const recv = decode(c, recvbuf, 'recvbuf');
+    out = recv.bytes;
+    if (isInPlace(sendbuf)) {
+      acc = recv.bytes.slice();
+      red = { op: checkOp(c, op, recv.datatype), count: recv.count, datatype: recv.datatype };
+    } else {
+      const send = decode(c, sendbuf, 'sendbuf');
+      checkSame(c, send, recv);
+      acc = send.bytes.slice();
+      red = { op: checkOp(c, op, send.datatype), count: send.count, datatype: send.datatype };
+    }
+  } else {
+    if (isInPlace(sendbuf)) fail(c, ErrorClass.ERR_BUFFER, 'sendbuf: MPI.IN_PLACE is allowed at the root only');
+    const send = decode(c, sendbuf, 'sendbuf');
+    acc = send.bytes.slice();
+    red = { op: checkOp(c, op, send.datatype), count: send.count, datatype: send.datatype };
+  }
+  const s = newSchedule(c);
+  if (choice === 'linear') reduceLinear(s, acc, out, red, root);
+  else reduceBinomial(s, acc, out, red, root);
+  return execute(c, s, nonblocking);
+}

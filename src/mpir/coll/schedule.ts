@@ -1,0 +1,204 @@
+import { MODE_STANDARD, STATE_DONE, type CoreRequest, type Engine, type ProgressHook } from '../../mpid/index.js';
+import type { World } from '../../mpid/world.js';
+import type { CommCore } from '../comm.js';
+import { ErrorClass } from '../error-classes.js';
+import { MPIException } from '../exception.js';
+
+/**
+ * Collective schedules. Every collective, blocking or not, is built as a list of rounds; a
+ * round posts its receives, then its sends (engine irecv/isend on the communicator's
+ * collective context, ctx + 1), and when all of them have completed runs its local steps
+ * (reductions, copies) and starts the next round. The schedule is advanced by the collective
+ * scheduler, a progress hook of the engine, so a non-blocking collective moves whenever
+ * anything drives progress (Wait, Test, another blocking call, an awaited request).
+ *
+ * Matching: each collective call on a communicator takes the next sequence number of that
+ * communicator and uses the tag TAG_COLL_BASE + sequence, so collectives in flight on one
+ * communicator never match each other's messages. All members call collectives in the same
+ * order, so they agree on the sequence. Within a schedule no round receives twice from one
+ * peer, and rounds run in order, so messages between two ranks match in the order sent.
+ * Tags 1..4 of the collective context belong to Comm.Barrier's basic form and coll-internal.ts.
+ */
+export const TAG_COLL_BASE = 16;
+const TAG_SPAN = 0x7fff0000;
+
+const EMPTY = new Uint8Array(0);
+
+interface Transfer {
+  bytes: Uint8Array;
+  peer: number;
+}
+
+class Round {
+  readonly sends: Transfer[] = [];
+  readonly recvs: Transfer[] = [];
+  readonly after: (() => void)[] = [];
+}
+
+const sequences = new WeakMap<CommCore, { next: number }>();
+
+/** The tag of the next collective on `core`. */
+export function nextCollTag(core: CommCore): number {
+  let s = sequences.get(core);
+  if (s === undefined) {
+    s = { next: 0 };
+    sequences.set(core, s);
+  }
+  const tag = TAG_COLL_BASE + (s.next % TAG_SPAN);
+  s.next++;
+  return tag;
+}
+
+export class Schedule {
+  private readonly rounds: Round[] = [];
+  private current = -1;
+  private readonly inFlight: CoreRequest[] = [];
+  private readonly expected: Transfer[] = [];
+  /** The engine request that stands for the whole collective (kind GREQ), done at the end. */
+  readonly request: CoreRequest;
+  error: MPIException | null = null;
+  done = false;
+
+  constructor(readonly core: CommCore, private readonly engine: Engine, readonly tag: number, readonly call: string) {
+    this.request = engine.requests.acquire(3 /* KIND_GREQ */);
+  }
+
+  /** Starts a new round; later send/recv/local calls add to it. */
+  round(): this {
+    this.rounds.push(new Round());
+    return this;
+  }
+
+  private last(): Round {
+    if (this.rounds.length === 0) this.round();
+    return this.rounds[this.rounds.length - 1]!;
+  }
+
+  send(bytes: Uint8Array, peer: number): this {
+    if (peer !== this.core.rank) this.last().sends.push({ bytes, peer });
+    return this;
+  }
+
+  recv(bytes: Uint8Array, peer: number): this {
+    if (peer !== this.core.rank) this.last().recvs.push({ bytes, peer });
+    return this;
+  }
+
+  /** A local step, run once the current round's messages have completed. */
+  local(fn: () => void): this {
+    this.last().after.push(fn);
+    return this;
+  }
+
+  /** Posts the first round; the scheduler advances the rest. */
+  start(): void {
+    this.startRound(0);
+    this.advance();
+  }
+
+  private startRound(i: number): void {
+    this.current = i;
+    if (i >= this.rounds.length) {
+      this.finish();
+      return;
+    }
+    const r = this.rounds[i]!;
+    const core = this.core;
+    const ctx = core.ctx + 1;
+    for (const t of r.recvs) {
+      this.inFlight.push(this.engine.irecv(t.bytes, ctx, t.peer, this.tag));
+      this.expected.push(t);
+    }
+    for (const t of r.sends) {
+      this.inFlight.push(this.engine.isend(t.bytes, core.worldRanks[t.peer]!, ctx, core.rank, this.tag, MODE_STANDARD));
+      this.expected.push(EMPTY_TRANSFER);
+    }
+  }
+
+  /** Moves through every round whose messages are complete; returns the rounds completed. */
+  advance(): number {
+    let moved = 0;
+    while (!this.done) {
+      const reqs = this.inFlight;
+      for (let i = 0; i < reqs.length; i++) if (reqs[i]!.state !== STATE_DONE) return moved;
+      for (let i = 0; i < reqs.length; i++) {
+        const q = reqs[i]!;
+        const t = this.expected[i]!;
+        if (t !== EMPTY_TRANSFER && (q.truncated || q.statusCount !== t.bytes.length) && this.error === null) {
+          this.error = new MPIException(q.truncated ? ErrorClass.ERR_TRUNCATE : ErrorClass.ERR_COUNT,
+            `${this.call}: rank ${t.peer} sent ${q.truncated ? 'more than' : q.statusCount} bytes where ` +
+            `${t.bytes.length} were expected (do all ranks pass matching counts and datatypes?)`);
+        }
+        this.engine.free(q);
+      }
+      reqs.length = 0;
+      this.expected.length = 0;
+      const round = this.rounds[this.current]!;
+      if (this.error === null) {
+        try {
+          for (const fn of round.after) fn();
+        } catch (e) {
+          this.error = e instanceof MPIException ? e : new MPIException(ErrorClass.ERR_OTHER, `${this.call}: ${String(e)}`, { cause: e });
+        }
+      }
+      moved++;
+      this.startRound(this.current + 1);
+    }
+    return moved;
+  }
+
+  private finish(): void {
+    this.done = true;
+    const r = this.request;
+    r.state = STATE_DONE;
+    if (r.userFreed) this.engine.requests.release(r);
+    else if (r.listener !== null) r.listener.requestDone(r);
+  }
+}
+
+const EMPTY_TRANSFER: Transfer = { bytes: EMPTY, peer: -1 };
+
+/** The progress hook that advances every schedule in flight in one process. */
+class Scheduler implements ProgressHook {
+  private active: Schedule[] = [];
+
+  add(s: Schedule): void {
+    this.active.push(s);
+  }
+
+  advance(): number {
+    const list = this.active;
+    if (list.length === 0) return 0;
+    let n = 0;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const s = list[i]!;
+      n += s.advance();
+      if (!s.done) list[kept++] = s;
+    }
+    list.length = kept;
+    return n;
+  }
+}
+
+const schedulers = new WeakMap<Engine, Scheduler>();
+
+/** Starts a schedule and hands it to the scheduler of the world's engine. */
+export function launch(world: World, s: Schedule): void {
+  let sched = schedulers.get(world.engine);
+  if (sched === undefined) {
+    sched = new Scheduler();
+    schedulers.set(world.engine, sched);
+    world.engine.addProgressHook(sched);
+  }
+  s.start();
+  if (!s.done) sched.add(s);
+}
+
+/** Runs a schedule to completion (blocking collectives); throws its error, if any. */
+export function runBlocking(world: World, s: Schedule): void {
+  launch(world, s);
+  world.progress.wait(s.request);
+  world.engine.free(s.request);
+  if (s.error !== null) throw s.error;
+}

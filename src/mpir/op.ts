@@ -1,0 +1,252 @@
+import { Datatype, Datatypes, type ElementKind } from './datatype.js';
+import { ErrorClass } from './error-classes.js';
+import { MPIException } from './exception.js';
+
+/**
+ * MPI reduction operations. Every op computes `inoutvec[i] = invec[i] op inoutvec[i]` over
+ * `count` elements, `invec` holding the lower-ranked operand (MPI's rule, which matters for
+ * non-commutative user ops). Predefined ops run on typed views of the operand bytes: one view
+ * per call, no allocation per element; 64-bit integers use BigInt64Array/BigUint64Array.
+ *
+ * Type classes allowed per op (MPI-4 §6.9.2): SUM, PROD, MAX, MIN on integers and floats;
+ * LAND, LOR, LXOR on integers and C_BOOL; BAND, BOR, BXOR on integers and bytes; MAXLOC,
+ * MINLOC on the pair types (value, int index; ties take the smaller index); REPLACE and
+ * NO_OP on any type. A bad pair raises MPI.ERR_OP.
+ */
+export type UserFunction = (invec: any, inoutvec: any, datatype: Datatype) => void;
+
+/** Object-form reduction of two JS values, lower-ranked first. */
+export type ValueFunction = (a: any, b: any) => any;
+
+type Family = 'arith' | 'minmax' | 'logical' | 'bitwise' | 'loc' | 'any';
+
+let nextHandle = 1;
+
+export class Op {
+  private freed = false;
+  readonly handle = nextHandle++;
+
+  /** @internal Use MPI.Op.Create for user ops. */
+  constructor(readonly name: string, private readonly commute: boolean, readonly userFn: UserFunction | null,
+              private readonly family: Family, readonly valueFn: ValueFunction | null) {}
+
+  /** A user-defined op; `commute` false makes collectives apply it in rank order. */
+  static Create(fn: UserFunction, commute = false): Op {
+    if (typeof fn !== 'function') {
+      throw new MPIException(ErrorClass.ERR_OP, `Op.Create: fn must be a function(invec, inoutvec, datatype), got ${typeof fn}`);
+    }
+    return new Op(`user op #${nextHandle}`, Boolean(commute), fn, 'any', null);
+  }
+
+  Is_commutative(): boolean {
+    return this.commute;
+  }
+
+  get predefined(): boolean {
+    return this.userFn === null;
+  }
+
+  Free(): void {
+    if (this.predefined) throw new MPIException(ErrorClass.ERR_OP, `Op.Free: ${this.name} is predefined and cannot be freed`);
+    this.freed = true;
+  }
+
+  get isFreed(): boolean {
+    return this.freed;
+  }
+
+  /** Null when the op can reduce `dt`, else a message saying why not. */
+  checkType(dt: Datatype): string | null {
+    if (this.freed) return `${this.name} has been freed`;
+    if (this === OP_NULL) return 'MPI.OP_NULL is not an op';
+    if (this.family === 'any') return null;
+    const k = dt.kind;
+    const ok = allowed(this.family, k);
+    return ok ? null : `${this.name} is not defined on ${dt.name} (${familyText[this.family]})`;
+  }
+
+  /** inout[i] = in[i] op inout[i] for `count` elements of `dt` (bytes of both operands). */
+  apply(inBytes: Uint8Array, inoutBytes: Uint8Array, count: number, dt: Datatype): void {
+    if (count === 0 || this === NO_OP) return;
+    if (this === REPLACE) {
+      inoutBytes.set(inBytes.subarray(0, count * dt.size));
+      return;
+    }
+    if (dt.kind === 'pair' && this.userFn === null) {
+      applyLoc(this === MAXLOC, inBytes, inoutBytes, count, dt);
+      return;
+    }
+    const n = dt.kind === 'pair' ? count * dt.size : count;
+    const a = view(inBytes, n, dt.kind, false);
+    const b = view(inoutBytes, n, dt.kind, true);
+    if (this.userFn !== null) this.userFn(a, b, dt);
+    else applyPredefined(this, a as Numeric, b as Numeric, count, dt.kind);
+    if (b.buffer !== inoutBytes.buffer || b.byteOffset !== inoutBytes.byteOffset) {
+      inoutBytes.set(new Uint8Array(b.buffer, b.byteOffset, count * dt.size));
+    }
+  }
+}
+
+const familyText: Record<Family, string> = {
+  arith: 'defined on integer and floating-point types',
+  minmax: 'defined on integer and floating-point types',
+  logical: 'defined on integer types and MPI.C_BOOL',
+  bitwise: 'defined on integer types and MPI.BYTE',
+  loc: 'defined on the pair types MPI.FLOAT_INT, DOUBLE_INT, LONG_INT, TWOINT, SHORT_INT',
+  any: 'any type',
+};
+
+const INTEGER: readonly ElementKind[] = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64'];
+
+function allowed(f: Family, k: ElementKind): boolean {
+  switch (f) {
+    case 'arith':
+    case 'minmax': return INTEGER.includes(k) || k === 'float32' || k === 'float64';
+    case 'logical': return INTEGER.includes(k) || k === 'bool';
+    case 'bitwise': return INTEGER.includes(k);
+    case 'loc': return k === 'pair';
+    default: return true;
+  }
+}
+
+type Numeric = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array |
+  Float64Array | BigInt64Array | BigUint64Array;
+
+const CTORS: Record<string, { new(b: ArrayBufferLike, off: number, n: number): Numeric; new(n: number): Numeric; BYTES_PER_ELEMENT: number }> = {
+  int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array,
+  int64: BigInt64Array, uint64: BigUint64Array, float32: Float32Array, float64: Float64Array, bool: Uint8Array,
+  packed: Uint8Array,
+} as any;
+
+/** A typed view of `count` elements over the bytes; a copy when the bytes are misaligned. */
+function view(bytes: Uint8Array, count: number, kind: ElementKind, _inout: boolean): Numeric {
+  const C = kind === 'pair' ? Uint8Array as unknown as typeof CTORS[string] : CTORS[kind] ?? Uint8Array;
+  const size = C.BYTES_PER_ELEMENT;
+  if (bytes.byteOffset % size === 0) return new C(bytes.buffer, bytes.byteOffset, count);
+  const copy = new Uint8Array(count * size);
+  copy.set(bytes.subarray(0, count * size));
+  return new C(copy.buffer, 0, count);
+}
+
+function applyPredefined(op: Op, a: Numeric, b: Numeric, n: number, kind: ElementKind): void {
+  if (kind === 'int64' || kind === 'uint64') {
+    applyBig(op, a as BigInt64Array, b as BigInt64Array, n);
+    return;
+  }
+  const x = a as Float64Array;
+  const y = b as Float64Array;
+  switch (op) {
+    case SUM: for (let i = 0; i < n; i++) y[i] = x[i]! + y[i]!; return;
+    case PROD: for (let i = 0; i < n; i++) y[i] = x[i]! * y[i]!; return;
+    case MAX: for (let i = 0; i < n; i++) if (x[i]! > y[i]! || Number.isNaN(x[i]!)) y[i] = x[i]!; return;
+    case MIN: for (let i = 0; i < n; i++) if (x[i]! < y[i]! || Number.isNaN(x[i]!)) y[i] = x[i]!; return;
+    case LAND: for (let i = 0; i < n; i++) y[i] = x[i]! !== 0 && y[i]! !== 0 ? 1 : 0; return;
+    case LOR: for (let i = 0; i < n; i++) y[i] = x[i]! !== 0 || y[i]! !== 0 ? 1 : 0; return;
+    case LXOR: for (let i = 0; i < n; i++) y[i] = (x[i]! !== 0) !== (y[i]! !== 0) ? 1 : 0; return;
+    case BAND: for (let i = 0; i < n; i++) y[i] = x[i]! & y[i]!; return;
+    case BOR: for (let i = 0; i < n; i++) y[i] = x[i]! | y[i]!; return;
+    case BXOR: for (let i = 0; i < n; i++) y[i] = x[i]! ^ y[i]!; return;
+    default: throw new MPIException(ErrorClass.ERR_OP, `${op.name} cannot be applied to ${kind} elements`);
+  }
+}
+
+function applyBig(op: Op, x: BigInt64Array, y: BigInt64Array, n: number): void {
+  switch (op) {
+    case SUM: for (let i = 0; i < n; i++) y[i] = x[i]! + y[i]!; return;
+    case PROD: for (let i = 0; i < n; i++) y[i] = x[i]! * y[i]!; return;
+    case MAX: for (let i = 0; i < n; i++) if (x[i]! > y[i]!) y[i] = x[i]!; return;
+    case MIN: for (let i = 0; i < n; i++) if (x[i]! < y[i]!) y[i] = x[i]!; return;
+    case LAND: for (let i = 0; i < n; i++) y[i] = x[i]! !== 0n && y[i]! !== 0n ? 1n : 0n; return;
+    case LOR: for (let i = 0; i < n; i++) y[i] = x[i]! !== 0n || y[i]! !== 0n ? 1n : 0n; return;
+    case LXOR: for (let i = 0; i < n; i++) y[i] = (x[i]! !== 0n) !== (y[i]! !== 0n) ? 1n : 0n; return;
+    case BAND: for (let i = 0; i < n; i++) y[i] = x[i]! & y[i]!; return;
+    case BOR: for (let i = 0; i < n; i++) y[i] = x[i]! | y[i]!; return;
+    case BXOR: for (let i = 0; i < n; i++) y[i] = x[i]! ^ y[i]!; return;
+    default: throw new MPIException(ErrorClass.ERR_OP, `${op.name} cannot be applied to 64-bit integer elements`);
+  }
+}
+
+/** Layout of each pair type: value kind at offset 0, int32 index at `indexAt`. */
+function pairLayout(dt: Datatype): { value: 'f32' | 'f64' | 'i64' | 'i32' | 'i16'; indexAt: number } {
+  switch (dt) {
+    case Datatypes.FLOAT_INT: return { value: 'f32', indexAt: 4 };
+    case Datatypes.DOUBLE_INT: return { value: 'f64', indexAt: 8 };
+    case Datatypes.LONG_INT: return { value: 'i64', indexAt: 8 };
+    case Datatypes.TWOINT: return { value: 'i32', indexAt: 4 };
+    default: return { value: 'i16', indexAt: 4 };
+  }
+}
+
+function readValue(v: DataView, at: number, kind: string): number | bigint {
+  switch (kind) {
+    case 'f32': return v.getFloat32(at, true);
+    case 'f64': return v.getFloat64(at, true);
+    case 'i64': return v.getBigInt64(at, true);
+    case 'i32': return v.getInt32(at, true);
+    default: return v.getInt16(at, true);
+  }
+}
+
+/** MAXLOC/MINLOC on (value, index) pairs; equal values keep the smaller index. */
+function applyLoc(max: boolean, inBytes: Uint8Array, inoutBytes: Uint8Array, n: number, dt: Datatype): void {
+  const { value, indexAt } = pairLayout(dt);
+  const a = new DataView(inBytes.buffer, inBytes.byteOffset, n * dt.size);
+  const b = new DataView(inoutBytes.buffer, inoutBytes.byteOffset, n * dt.size);
+  const size = dt.size;
+  for (let i = 0; i < n; i++) {
+    const at = i * size;
+    const va = readValue(a, at, value);
+    const vb = readValue(b, at, value);
+    const ia = a.getInt32(at + indexAt, true);
+    const ib = b.getInt32(at + indexAt, true);
+    let takeA: boolean;
+    if (va === vb) takeA = ia < ib;
+    else takeA = max ? va > vb : va < vb;
+    if (takeA) for (let k = 0; k < size; k++) inoutBytes[at + k] = inBytes[at + k]!;
+  }
+}
+
+// ------------------------------------------------------------ object-form reductions
+
+function cmp(a: any, b: any): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function loc(max: boolean): ValueFunction {
+  return (a, b) => {
+    if (!Array.isArray(a) || !Array.isArray(b)) {
+      throw new MPIException(ErrorClass.ERR_OP, `${max ? 'MAXLOC' : 'MINLOC'} on objects takes [value, index] pairs`);
+    }
+    const c = cmp(a[0], b[0]);
+    if (c === 0) return a[1] <= b[1] ? a : b;
+    return (max ? c > 0 : c < 0) ? a : b;
+  };
+}
+
+const p = (name: string, family: Family, valueFn: ValueFunction) => new Op(`MPI.${name}`, true, null, family, valueFn);
+
+export const SUM = p('SUM', 'arith', (a, b) => a + b);
+export const PROD = p('PROD', 'arith', (a, b) => a * b);
+export const MAX = p('MAX', 'minmax', (a, b) => (b > a ? b : a));
+export const MIN = p('MIN', 'minmax', (a, b) => (b < a ? b : a));
+export const LAND = p('LAND', 'logical', (a, b) => Boolean(a) && Boolean(b));
+export const LOR = p('LOR', 'logical', (a, b) => Boolean(a) || Boolean(b));
+export const LXOR = p('LXOR', 'logical', (a, b) => Boolean(a) !== Boolean(b));
+export const BAND = p('BAND', 'bitwise', (a, b) => a & b);
+export const BOR = p('BOR', 'bitwise', (a, b) => a | b);
+export const BXOR = p('BXOR', 'bitwise', (a, b) => a ^ b);
+export const MAXLOC = p('MAXLOC', 'loc', loc(true));
+export const MINLOC = p('MINLOC', 'loc', loc(false));
+export const REPLACE = new Op('MPI.REPLACE', false, null, 'any', (_a, b) => b);
+export const NO_OP = new Op('MPI.NO_OP', false, null, 'any', (a) => a);
+export const OP_NULL = new Op('MPI.OP_NULL', false, null, 'any', null);
+
+/** The op constants of the MPI namespace. */
+export const Ops = { SUM, PROD, MAX, MIN, LAND, LOR, LXOR, BAND, BOR, BXOR, MAXLOC, MINLOC, REPLACE, NO_OP, OP_NULL } as const;
+
+/** Reduces two JS values for the object forms: `a` is the lower-ranked one. */
+export function reduceValues(op: Op | ValueFunction, a: unknown, b: unknown): unknown {
+  if (typeof op === 'function') return op(a, b);
+  if (op.valueFn !== null) return op.valueFn(a, b);
+  throw new MPIException(ErrorClass.ERR_OP, `${op.name} cannot reduce JS values; pass a predefined op or a function(a, b)`);
+}
