@@ -120,6 +120,7 @@ function decodeNonContiguous(data: ArrayBufferView | ArrayBufferLike, available:
   }
   const user = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, available) : new Uint8Array(data, 0, available);
   const bytes = count * dt.size;
+  // Dropped with the engine request (sends), or after finishUnpack / dropUnpack (receives).
   const tmp = new Uint8Array(bytes);
   if (mode === 'pack') dt.packTo(user, count, 0, bytes, tmp, 0);
   else out.needsUnpack = user;

@@ -25,6 +25,9 @@ const types: [string, Datatype, number][] = [
   ['struct', MPI.Datatype.Create_struct([1, 3, 1], [0, 8, 24], [MPI.DOUBLE, MPI.SHORT, MPI.CHAR]).Create_resized(0, 32).Commit(), 5],
   ['subarray', MPI.DOUBLE.Create_subarray([8, 16], [4, 6], [2, 5], MPI.ORDER_C).Commit(), 24],
   ['contiguous', MPI.INT.Create_contiguous(5).Commit(), 5],
+  // 003b's "triangle": the upper triangle of a 10x10 matrix of doubles, as hindexed.
+  ['triangle', MPI.DOUBLE.Create_hindexed(Array.from({ length: 10 }, (_, i) => 10 - i),
+    Array.from({ length: 10 }, (_, i) => (i * 10 + i) * 8)).Create_resized(0, 800).Commit(), 55],
 ];
 
 /** Bytes a buffer of count instances spans, plus a tail that must stay untouched. */
