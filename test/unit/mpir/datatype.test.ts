@@ -359,6 +359,48 @@ describe('MPI.Datatype packing', () => {
     assert.deepEqual([...big], [1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
+  it('converts every predefined kind to external32 and back', () => {
+    const write = (v: DataView, at: number, kind: string, little: boolean): void => {
+      switch (kind) {
+        case 'int8': v.setInt8(at, -5); break;
+        case 'uint8': case 'bool': case 'packed': v.setUint8(at, 200); break;
+        case 'int16': v.setInt16(at, -12345, little); break;
+        case 'uint16': v.setUint16(at, 54321, little); break;
+        case 'int32': v.setInt32(at, -123456789, little); break;
+        case 'uint32': v.setUint32(at, 3123456789, little); break;
+        case 'int64': v.setBigInt64(at, -1234567890123456789n, little); break;
+        case 'uint64': v.setBigUint64(at, 12345678901234567890n, little); break;
+        case 'float32': v.setFloat32(at, 1.5e-3, little); break;
+        case 'float64': v.setFloat64(at, -Math.E, little); break;
+        default: throw new Error(kind);
+      }
+    };
+    const pairParts: Record<string, [string, number][]> = {
+      MPI_FLOAT_INT: [['float32', 0], ['int32', 4]],
+      MPI_DOUBLE_INT: [['float64', 0], ['int32', 8]],
+      MPI_LONG_INT: [['int64', 0], ['int32', 8]],
+      MPI_2INT: [['int32', 0], ['int32', 4]],
+      MPI_SHORT_INT: [['int16', 0], ['int32', 4]],
+    };
+    for (const dt of Object.values(Datatypes)) {
+      if (dt.size === 0) continue;
+      const parts = dt.kind === 'pair' ? pairParts[dt.name]! : [[dt.kind, 0] as [string, number]];
+      const native = new DataView(new ArrayBuffer(dt.size * 2));
+      const big = new DataView(new ArrayBuffer(dt.size * 2));
+      for (const e of [0, dt.size]) for (const [kind, off] of parts) {
+        write(native, e + off, kind, true);
+        write(big, e + off, kind, false);
+      }
+      const out = new Uint8Array(dt.size * 2);
+      assert.equal(dt.Pack_external('external32', native, out, 0), dt.size * 2, dt.name);
+      // Padding of pair types is copied as it is (zero on both sides here).
+      assert.deepEqual(out, new Uint8Array(big.buffer), `${dt.name} external32 bytes`);
+      const back = new Uint8Array(dt.size * 2);
+      dt.Unpack_external('external32', out, 0, back);
+      assert.deepEqual(back, new Uint8Array(native.buffer), `${dt.name} back to native`);
+    }
+  });
+
   it('counts basic elements', () => {
     const s = Datatype.Create_struct([1, 5], [0, 4], [INT, CHAR]).Commit();
     assert.equal(s.elementsIn(9), 6);
