@@ -1,0 +1,61 @@
+/**
+ * The collective OSU benchmarks (osu_barrier, osu_bcast, osu_reduce, osu_allreduce,
+ * osu_allgather, osu_alltoall, osu_gather, osu_scatter) share this loop, OMB's
+ * c/mpi/collective/blocking layout: per size, Barrier, untimed warm-up, then MPI.Wtime()
+ * around the timed loop; each rank's average latency is reduced to rank 0, which prints the
+ * mean over ranks:
+ *
+ *   # OSU MPI Allreduce Latency Test v7.0
+ *   # Size       Avg Latency(us)
+ *   4                         1.23
+ *
+ * Sizes are bytes per rank (per block for gather, scatter, allgather and alltoall), as in OMB.
+ * Options are util.ts's (-m, -i, -x, -h, -v); -c is accepted and ignored.
+ */
+import { MPI } from '../../src/index.js';
+import { type BenchmarkSpec, FIELD_WIDTH, finish, formatRow, headerLine, iterationsFor, messageSizes, out, start, warmupFor } from './util.js';
+
+type Comm = typeof MPI.COMM_WORLD;
+
+export interface CollBench {
+  name: string;
+  title: string;
+  /** No message sizes (osu_barrier): one row without a size column. */
+  sizeless?: boolean;
+  /** Buffers for `size` bytes per rank; returns the operation to time. */
+  prepare(comm: Comm, size: number): () => void;
+}
+
+export function runCollective(bench: CollBench): never {
+  const spec: BenchmarkSpec = {
+    name: bench.name, title: bench.title, kind: 'latency',
+    processCountError: (n) => (n >= 2 ? null : 'This test requires at least two processes'),
+  };
+  const o = start(spec, process.argv.slice(2).filter((a) => a !== '-c' && a !== '--validation'));
+  const comm = MPI.COMM_WORLD;
+  if (comm.rank === 0) {
+    out(headerLine(spec));
+    out(`# tsmpi: ${comm.size} ranks, node ${process.version}; TSMPI_COLL_* algorithm choices from the environment`);
+    out(bench.sizeless ? 'Avg Latency(us)'.padStart(FIELD_WIDTH) : '# Size'.padEnd(10) + 'Avg Latency(us)'.padStart(FIELD_WIDTH));
+  }
+  const sizes = bench.sizeless ? [0] : messageSizes(spec, o).filter((s) => s > 0);
+  const total = new Float64Array(1);
+  for (const size of sizes) {
+    const op = bench.prepare(comm, size);
+    const iterations = iterationsFor(o, size);
+    comm.Barrier();
+    for (let i = 0; i < warmupFor(o, size); i++) op();
+    comm.Barrier();
+    const t0 = MPI.Wtime();
+    for (let i = 0; i < iterations; i++) op();
+    const mine = ((MPI.Wtime() - t0) * 1e6) / iterations;
+    comm.Reduce(Float64Array.of(mine), total, MPI.SUM, 0);
+    if (comm.rank === 0) {
+      const avg = total[0]! / comm.size;
+      out(bench.sizeless ? avg.toFixed(2).padStart(FIELD_WIDTH) : formatRow(size, avg));
+    }
+    comm.Barrier();
+  }
+  MPI.Finalize();
+  return finish(0);
+}
