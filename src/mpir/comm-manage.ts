@@ -40,6 +40,16 @@ function takeCtx(comm: Comm, call: string, agreed: number): number {
   return agreed;
 }
 
+/** This process's next free context id: what it contributes to an agreement (topo.ts, intercomm.ts). */
+export function nextFreeCtx(): number {
+  return nextCtx;
+}
+
+/** Takes an id agreed by all members of a new communicator (at least each one's nextFreeCtx()). */
+export function takeAgreedCtx(comm: Comm, call: string, agreed: number): number {
+  return takeCtx(comm, call, agreed);
+}
+
 /** A number as itself, anything else by its type. */
 function show(x: unknown): string {
   return typeof x === 'number' ? String(x) : describe(x);

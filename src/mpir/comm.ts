@@ -2,18 +2,22 @@ import v8 from 'node:v8';
 import { MODE_BUFFERED, MODE_READY, MODE_STANDARD, MODE_SYNC, type CoreRequest } from '../mpid/index.js';
 import type { World } from '../mpid/world.js';
 import { abortJob } from './abort.js';
+import {
+  type CopyFn, type DeleteFn, copyAttrs, createKeyval, deleteAllAttrs, deleteAttr, freeKeyval, getAttr, setAttr,
+} from './attributes.js';
 import { bsendBuffer } from './bsend.js';
 import { BufferSpec, type NonContiguous, decodeBuffer, describe, expectUnpack, finishUnpack } from './buffer.js';
 import {
   commGroup, compareComms, createComm, createGroupComm, dupComm, freeComm, splitComm, splitTypeComm,
 } from './comm-manage.js';
 import {
-  ANY_SOURCE, ANY_TAG, APPNUM, HOST, IO, PROC_NULL, TAG_UB, TAG_UB_VALUE, UNIVERSE_SIZE, WTIME_IS_GLOBAL,
+  ANY_SOURCE, ANY_TAG, APPNUM, HOST, IO, PROC_NULL, TAG_UB, TAG_UB_VALUE, UNDEFINED, UNIVERSE_SIZE, WTIME_IS_GLOBAL,
 } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import * as coll from './coll/index.js';
 import { SUM, type Op, type ValueFunction } from './op.js';
 import { Errhandler } from './errhandler.js';
+import { checkInfo } from './info.js';
 import { MPIException } from './exception.js';
 import type { Group } from './group.js';
 import { Message, Prequest, Request, fillEmpty, fillStatus } from './request.js';
@@ -89,8 +93,12 @@ export class Comm {
 
   Get_errhandler(): Errhandler { return this.errhandler; }
 
-  /** Predefined attributes: TAG_UB, HOST, IO, WTIME_IS_GLOBAL, APPNUM, UNIVERSE_SIZE. */
-  Get_attr(keyval: number): number | boolean | null {
+  /**
+   * Predefined attributes (TAG_UB, HOST, IO, WTIME_IS_GLOBAL, APPNUM, UNIVERSE_SIZE), or the value
+   * set under a key of MPI.Comm.Create_keyval (null when not set). Attributes: attributes.ts.
+   */
+  Get_attr(keyval: number): unknown {
+
     const core = this.live('Get_attr');
     switch (keyval) {
       case TAG_UB: return TAG_UB_VALUE;
@@ -99,8 +107,41 @@ export class Comm {
       case WTIME_IS_GLOBAL: return false;
       case APPNUM: return 0;
       case UNIVERSE_SIZE: return this.world.size;
-      default: return null;
+      default: return getAttr(this, keyval);
     }
+  }
+
+  /** Stores value under a key of MPI.Comm.Create_keyval (deleting the value it replaces). */
+  Set_attr(keyval: number, value: unknown): void {
+    this.live('Set_attr');
+    setAttr(this, keyval, value);
+  }
+
+  /** Removes the attribute under keyval, calling the key's delete_fn. */
+  Delete_attr(keyval: number): void {
+    this.live('Delete_attr');
+    deleteAttr(this, keyval);
+  }
+
+  /** A new attribute key; Dup passes values through copy_fn, Free and Delete_attr call delete_fn. */
+  static Create_keyval(copy_fn?: CopyFn | boolean | null, delete_fn?: DeleteFn | null): number {
+    return createKeyval(failStatic, copy_fn, delete_fn);
+  }
+
+  /** Frees a key (attributes already set keep it until deleted); returns MPI.KEYVAL_INVALID. */
+  static Free_keyval(keyval: number): number {
+    return freeKeyval(failStatic, keyval);
+  }
+
+  /** MPI.CART, MPI.GRAPH or MPI.DIST_GRAPH for a topology communicator (topo.ts), else MPI.UNDEFINED. */
+  Get_topology(): number {
+    this.live('Get_topology');
+    return UNDEFINED;
+  }
+
+  /** @internal The live core, for the constructors of topo.ts and intercomm.ts. */
+  coreFor(call: string): CommCore {
+    return this.live(call);
   }
 
   /** Ends every process of the job with `errorcode` as exit status. */
@@ -482,8 +523,11 @@ export class Comm {
   }
 
   /** Collective: a new communicator with the same members in the same order. */
-  Dup(): Intracomm {
-    return this.made(dupComm(this, this.live('Dup')));
+  Dup(): this {
+    const dup = this.made(dupComm(this, this.live('Dup')));
+    copyAttrs(this, dup);
+    // A communicator of the receiver's class: topo.ts and intercomm.ts override Dup for theirs.
+    return dup as unknown as this;
   }
 
   /**
@@ -495,7 +539,8 @@ export class Comm {
   }
 
   /** Collective: MPI.COMM_TYPE_SHARED gives one communicator per node (the ranks sharing memory). */
-  Split_type(splitType: number, key = 0): Intracomm {
+  Split_type(splitType: number, key = 0, info?: unknown): Intracomm {
+    checkInfo(`${this.name}.Split_type`, info);
     return this.made(splitTypeComm(this, this.live('Split_type'), splitType, key));
   }
 
@@ -512,6 +557,7 @@ export class Comm {
   /** Frees the communicator: later calls on it raise MPI.ERR_COMM (local: context ids are never reused). */
   Free(): void {
     freeComm(this, this.live('Free'));
+    deleteAllAttrs(this);
     this.core = null;
   }
 
@@ -602,6 +648,10 @@ export class Comm {
     comm.errhandler = this.errhandler;
     return comm;
   }
+}
+
+function failStatic(call: string, errorClass: number, message: string): never {
+  throw new MPIException(errorClass, `MPI.Comm.${call}: ${message}`);
 }
 
 function fillProbeStatus(status: Status, u: { src: number; tag: number; len: number }): void {

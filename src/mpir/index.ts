@@ -8,3 +8,7 @@ export { Errhandler } from './errhandler.js';
 export { Status } from './status.js';
 export { Request, Prequest, Message } from './request.js';
 export { Datatype } from './datatype.js';
+export { Info } from './info.js';
+export { Intercomm } from './intercomm.js';
+export { Cartcomm, Graphcomm, Distgraphcomm } from './topo.js';
+export type { CopyFn, DeleteFn } from './attributes.js';

@@ -12,6 +12,10 @@ import { GROUP_EMPTY, Group } from './group.js';
 import { Message, Prequest, Request } from './request.js';
 import { Status } from './status.js';
 import { bsendBuffer } from './bsend.js';
+import { KEYVAL_INVALID } from './attributes.js';
+import { INFO_NULL, Info, MAX_INFO_KEY, MAX_INFO_VAL } from './info.js';
+import { Intercomm } from './intercomm.js';
+import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo.js';
 import { Op, Ops } from './op.js';
 import { IN_PLACE } from './coll/index.js';
 
@@ -100,6 +104,19 @@ export const MPI = {
   COMM_NULL,
   Comm,
   Intracomm,
+  Intercomm,
+  Cartcomm,
+  Graphcomm,
+  Distgraphcomm,
+  CART,
+  GRAPH,
+  DIST_GRAPH,
+  Compute_dims: computeDims,
+  KEYVAL_INVALID,
+  Info,
+  INFO_NULL,
+  MAX_INFO_KEY,
+  MAX_INFO_VAL,
   Group,
   GROUP_EMPTY,
   Status,

@@ -1,0 +1,119 @@
+import { describe } from './buffer.js';
+import { ErrorClass } from './error-classes.js';
+import { MPIException } from './exception.js';
+
+/** Longest key and value of an Info object, in characters (MPICH's values). */
+export const MAX_INFO_KEY = 255;
+export const MAX_INFO_VAL = 1024;
+
+/**
+ * MPI.Info: an ordered set of (key, value) string pairs, mpi4py-style. Info is local: no call
+ * communicates. tsmpi reads no hints yet, so an Info passed to a call is checked and ignored.
+ * Errors are always thrown (an Info has no error handler).
+ */
+export class Info {
+  /** null once freed; insertion order is the order of Get_nthkey. */
+  private entries: Map<string, string> | null;
+
+  private constructor(entries: Map<string, string> | null, private readonly isNull = false) {
+    this.entries = entries;
+  }
+
+  /** A new, empty Info object. */
+  static Create(): Info {
+    return new Info(new Map());
+  }
+
+  /** @internal MPI.INFO_NULL */
+  static makeNull(): Info {
+    return new Info(null, true);
+  }
+
+  private live(call: string): Map<string, string> {
+    if (this.entries === null) {
+      throw new MPIException(ErrorClass.ERR_INFO, this.isNull
+        ? `MPI.Info.${call}: MPI.INFO_NULL is the null Info object and has no entries`
+        : `MPI.Info.${call}: the Info object has been freed`);
+    }
+    return this.entries;
+  }
+
+  private static checkKey(call: string, key: unknown): string {
+    if (typeof key !== 'string' || key.length === 0 || key.length > MAX_INFO_KEY) {
+      throw new MPIException(ErrorClass.ERR_INFO_KEY, `MPI.Info.${call}: key ${typeof key === 'string' ?
+        `of length ${key.length}` : describe(key)} is invalid (expected a string of 1..${MAX_INFO_KEY} characters)`);
+    }
+    return key;
+  }
+
+  /** Sets key to value (replacing an earlier value). */
+  Set(key: string, value: string): void {
+    const entries = this.live('Set');
+    Info.checkKey('Set', key);
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_INFO_VAL) {
+      throw new MPIException(ErrorClass.ERR_INFO_VALUE, `MPI.Info.Set: value for key ${JSON.stringify(key)} ` +
+        `${typeof value === 'string' ? `of length ${value.length}` : describe(value)} is invalid ` +
+        `(expected a string of 1..${MAX_INFO_VAL} characters)`);
+    }
+    entries.set(key, value);
+  }
+
+  /** The value of key, or null when key is not set. */
+  Get(key: string): string | null {
+    const entries = this.live('Get');
+    return entries.get(Info.checkKey('Get', key)) ?? null;
+  }
+
+  /** Removes key; MPI.ERR_INFO_NOKEY if it is not set. */
+  Delete(key: string): void {
+    const entries = this.live('Delete');
+    if (!entries.delete(Info.checkKey('Delete', key))) {
+      throw new MPIException(ErrorClass.ERR_INFO_NOKEY, `MPI.Info.Delete: key ${JSON.stringify(key)} is not set`);
+    }
+  }
+
+  /** The number of keys set. */
+  Get_nkeys(): number {
+    return this.live('Get_nkeys').size;
+  }
+
+  /** The n-th key (0-based, in the order the keys were first set). */
+  Get_nthkey(n: number): string {
+    const entries = this.live('Get_nthkey');
+    if (!(Number.isInteger(n) && n >= 0 && n < entries.size)) {
+      throw new MPIException(ErrorClass.ERR_ARG, `MPI.Info.Get_nthkey: n ${String(n)} is out of range ` +
+        `(expected 0..${entries.size - 1})`);
+    }
+    let i = 0;
+    for (const key of entries.keys()) if (i++ === n) return key;
+    throw new MPIException(ErrorClass.ERR_INTERN, 'MPI.Info.Get_nthkey: key not found');
+  }
+
+  /** A new Info object with the same entries. */
+  Dup(): Info {
+    return new Info(new Map(this.live('Dup')));
+  }
+
+  /** Frees the object: later calls raise MPI.ERR_INFO. MPI.INFO_NULL cannot be freed. */
+  Free(): void {
+    this.live('Free');
+    this.entries = null;
+  }
+
+  /** The entries as [key, value] pairs, in key order (mpi4py's Info.items()). */
+  items(): Array<[string, string]> {
+    return [...this.live('items')];
+  }
+}
+
+/** MPI.INFO_NULL: accepted wherever an info argument is; has no entries. */
+export const INFO_NULL: Info = Info.makeNull();
+
+/** Checks an info argument of `call` (undefined, MPI.INFO_NULL or a live Info); throws ERR_INFO otherwise. */
+export function checkInfo(call: string, info: unknown): void {
+  if (info === undefined || info === null || info === INFO_NULL) return;
+  if (!(info instanceof Info)) {
+    throw new MPIException(ErrorClass.ERR_INFO, `${call}: info must be an MPI.Info or MPI.INFO_NULL, got ${describe(info)}`);
+  }
+  info.Get_nkeys();
+}

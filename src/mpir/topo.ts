@@ -1,0 +1,539 @@
+import { MODE_STANDARD, type CoreRequest } from '../mpid/index.js';
+import { BufferSpec, decodeBuffer, describe } from './buffer.js';
+import { copyAttrs } from './attributes.js';
+import { COMM_NULL, Comm, Intracomm, type CommCore } from './comm.js';
+import { dupComm, splitComm } from './comm-manage.js';
+import { PROC_NULL, UNDEFINED } from './constants.js';
+import { ErrorClass } from './error-classes.js';
+import { MPIException } from './exception.js';
+import { checkInfo } from './info.js';
+import { runtime } from './runtime.js';
+
+/**
+ * Process topologies, mpi4py-style: comm.Create_cart / Create_graph / Create_dist_graph_adjacent
+ * make an MPI.Cartcomm / Graphcomm / Distgraphcomm (each an Intracomm that also knows its
+ * neighbours); MPI.Compute_dims balances a grid. Ranks are never reordered (reorder is allowed to
+ * keep the order). The new communicator takes its context id the way Split does (comm-manage.ts).
+ *
+ * Neighbour collectives (Neighbor_allgather, Neighbor_alltoall) run on point-to-point over the
+ * communicator's collective context (ctx + 1) with tags from TOPO_TAG_BASE, a range no other
+ * internal traffic uses. Every receive is posted before any send, then all are waited for.
+ * Block order is the standard's: a Cartcomm's neighbours are, per dimension d, the source then
+ * the destination of Shift(d, 1). A Cartcomm tags each message by the direction it travels, so
+ * when source and destination are one process (a periodic dimension of size 1 or 2) the block
+ * sent towards the destination still lands in the receiver's source block, and back.
+ */
+
+/** Topology kinds of comm.Get_topology (MPICH's values). */
+export const GRAPH = 1;
+export const CART = 2;
+export const DIST_GRAPH = 3;
+
+/** First internal tag of topology traffic on a communicator's ctx + 1. */
+const TOPO_TAG_BASE = 0x7fff0000;
+/** Graph and dist graph neighbour messages. */
+const TAG_GRAPH = TOPO_TAG_BASE;
+/** Cart: a message towards the source of dimension d has tag TAG_CART + 2d, towards the destination + 1. */
+const TAG_CART = TOPO_TAG_BASE + 2;
+
+function show(x: unknown): string {
+  return typeof x === 'number' ? String(x) : describe(x);
+}
+
+function intArray(comm: Comm, call: string, what: string, x: unknown, errorClass: number = ErrorClass.ERR_ARG): number[] {
+  if (!(Array.isArray(x) || ArrayBuffer.isView(x))) comm.fail(call, errorClass, `${what} must be an array of integers, got ${describe(x)}`);
+  const out = Array.from(x as ArrayLike<number>);
+  for (let i = 0; i < out.length; i++) {
+    if (!Number.isInteger(out[i])) comm.fail(call, errorClass, `${what}[${i}] is ${show(out[i])}, not an integer`);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ Compute_dims
+
+/**
+ * MPI.Compute_dims: a grid of nnodes processes in dims.length (or `dims`, if a number)
+ * dimensions. Non-zero entries are kept; zeros are filled so that the free dimensions are as
+ * close to each other as possible (smallest largest-minus-smallest, then smallest largest),
+ * in non-increasing order. MPI.ERR_DIMS when nnodes is not a multiple of the fixed entries.
+ */
+export function computeDims(nnodes: number, dims: number | ArrayLike<number>): number[] {
+  const fail = (message: string): never => {
+    throw new MPIException(ErrorClass.ERR_DIMS, `MPI.Compute_dims: ${message}`);
+  };
+  if (!(Number.isInteger(nnodes) && nnodes > 0)) fail(`nnodes ${show(nnodes)} is invalid (expected a positive integer)`);
+  const out = typeof dims === 'number' ? new Array<number>(Number.isInteger(dims) && dims >= 0 ? dims : fail(
+    `ndims ${show(dims)} is invalid (expected a non-negative integer)`)).fill(0) : Array.from(dims);
+  let fixed = 1;
+  let free = 0;
+  for (let i = 0; i < out.length; i++) {
+    const d = out[i]!;
+    if (!(Number.isInteger(d) && d >= 0)) fail(`dims[${i}] is ${show(d)} (expected 0 or a positive integer)`);
+    if (d > 0) fixed *= d;
+    else free++;
+  }
+  if (nnodes % fixed !== 0) fail(`nnodes ${nnodes} is not a multiple of the product ${fixed} of the non-zero dims`);
+  const rest = nnodes / fixed;
+  if (free === 0) {
+    if (rest !== 1) fail(`the dims multiply to ${fixed}, not nnodes ${nnodes}, and none is free`);
+    return out;
+  }
+  const factors = balancedFactors(rest, free);
+  for (let i = 0, j = 0; i < out.length; i++) if (out[i] === 0) out[i] = factors[j++]!;
+  return out;
+}
+
+/** The k factors of n (non-increasing) with the smallest spread, then the smallest largest factor. */
+function balancedFactors(n: number, k: number): number[] {
+  let best: number[] | null = null;
+  const current: number[] = [];
+  // Factors are chosen non-increasing: the next one divides what is left and is at most the last.
+  const search = (left: number, slots: number, max: number): void => {
+    if (slots === 1) {
+      if (left > max) return;
+      current.push(left);
+      const spread = current[0]! - left;
+      if (best === null || spread < best[0]! - best[best.length - 1]! ||
+          (spread === best[0]! - best[best.length - 1]! && current[0]! < best[0]!)) best = current.slice();
+      current.pop();
+      return;
+    }
+    // The largest remaining factor is at least the slots-th root of what is left.
+    const low = Math.max(1, Math.ceil(Math.pow(left, 1 / slots) - 1e-9));
+    for (let f = Math.min(max, left); f >= low; f--) {
+      if (left % f !== 0) continue;
+      current.push(f);
+      search(left / f, slots - 1, f);
+      current.pop();
+    }
+  };
+  search(n, k, n);
+  return best!;
+}
+
+// -------------------------------------------------------------- constructors
+
+/** Our process in a new topology communicator, or COMM_NULL for callers left out. */
+function members(comm: Intracomm, call: string, nnodes: number): CommCore | null {
+  const core = comm.coreFor(call);
+  if (nnodes > core.size) {
+    comm.fail(call, ErrorClass.ERR_ARG, `the topology has ${nnodes} nodes, more than the ${core.size} processes of the communicator`);
+  }
+  return splitComm(comm, core, core.rank < nnodes ? 0 : UNDEFINED, core.rank, call);
+}
+
+function adopt<T extends Intracomm>(parent: Comm, made: T): T {
+  made.Set_errhandler(parent.Get_errhandler());
+  return made;
+}
+
+function createCart(this: Intracomm, dims: ArrayLike<number>, periods: ArrayLike<boolean | number> | boolean = false,
+                    reorder = false): Cartcomm | Intracomm {
+  const call = 'Create_cart';
+  const d = intArray(this, call, 'dims', dims, ErrorClass.ERR_DIMS);
+  let nnodes = 1;
+  for (let i = 0; i < d.length; i++) {
+    if (d[i]! <= 0) this.fail(call, ErrorClass.ERR_DIMS, `dims[${i}] is ${d[i]} (expected a positive integer)`);
+    nnodes *= d[i]!;
+  }
+  const p = typeof periods === 'boolean' ? new Array<boolean>(d.length).fill(periods) : Array.from(periods, Boolean);
+  if (p.length !== d.length) this.fail(call, ErrorClass.ERR_ARG, `periods has ${p.length} entries, dims ${d.length}`);
+  void reorder;
+  const core = members(this, call, nnodes);
+  if (core === null) return COMM_NULL;
+  return adopt(this, new Cartcomm(`cart#${core.ctx}`, core, d, p));
+}
+
+function createGraph(this: Intracomm, index: ArrayLike<number>, edges: ArrayLike<number>, reorder = false): Graphcomm | Intracomm {
+  const call = 'Create_graph';
+  const ix = intArray(this, call, 'index', index, ErrorClass.ERR_TOPOLOGY);
+  const ed = intArray(this, call, 'edges', edges, ErrorClass.ERR_TOPOLOGY);
+  const nnodes = ix.length;
+  for (let i = 0; i < nnodes; i++) {
+    if (ix[i]! < (i === 0 ? 0 : ix[i - 1]!) || ix[i]! > ed.length) {
+      this.fail(call, ErrorClass.ERR_TOPOLOGY, `index must be non-decreasing and at most edges.length ${ed.length}; ` +
+        `index[${i}] is ${ix[i]}`);
+    }
+  }
+  if (nnodes > 0 && ix[nnodes - 1] !== ed.length) {
+    this.fail(call, ErrorClass.ERR_TOPOLOGY, `index[${nnodes - 1}] is ${ix[nnodes - 1]}, not edges.length ${ed.length}`);
+  }
+  for (let i = 0; i < ed.length; i++) {
+    if (ed[i]! < 0 || ed[i]! >= nnodes) {
+      this.fail(call, ErrorClass.ERR_TOPOLOGY, `edges[${i}] is ${ed[i]} (expected a node 0..${nnodes - 1})`);
+    }
+  }
+  void reorder;
+  const core = members(this, call, nnodes);
+  if (core === null) return COMM_NULL;
+  return adopt(this, new Graphcomm(`graph#${core.ctx}`, core, ix, ed));
+}
+
+function createDistGraphAdjacent(this: Intracomm, sources: ArrayLike<number>, destinations: ArrayLike<number>,
+                                 sourceweights: ArrayLike<number> | null = null, destweights: ArrayLike<number> | null = null,
+                                 info: unknown = undefined, reorder = false): Distgraphcomm {
+  const call = 'Create_dist_graph_adjacent';
+  const core = this.coreFor(call);
+  checkInfo(`${this.Get_name()}.${call}`, info);
+  const src = intArray(this, call, 'sources', sources, ErrorClass.ERR_RANK);
+  const dst = intArray(this, call, 'destinations', destinations, ErrorClass.ERR_RANK);
+  for (const [what, list] of [['sources', src], ['destinations', dst]] as const) {
+    for (let i = 0; i < list.length; i++) {
+      if (list[i]! < 0 || list[i]! >= core.size) {
+        this.fail(call, ErrorClass.ERR_RANK, `${what}[${i}] is ${list[i]} (expected 0..${core.size - 1})`);
+      }
+    }
+  }
+  const sw = sourceweights === null ? null : intArray(this, call, 'sourceweights', sourceweights);
+  const dw = destweights === null ? null : intArray(this, call, 'destweights', destweights);
+  if ((sw !== null && sw.length !== src.length) || (dw !== null && dw.length !== dst.length)) {
+    this.fail(call, ErrorClass.ERR_ARG, 'a weights array must have one entry per neighbour');
+  }
+  void reorder;
+  const made = dupComm(this, core);
+  return adopt(this, new Distgraphcomm(`distgraph#${made.ctx}`, made, src, dst, sw, dw));
+}
+
+function createDistGraph(this: Intracomm): never {
+  return this.fail('Create_dist_graph', ErrorClass.ERR_UNSUPPORTED_OPERATION,
+    'the general distributed graph constructor is not implemented; use Create_dist_graph_adjacent');
+}
+
+declare module './comm.js' {
+  interface Intracomm {
+    /** Collective: a Cartcomm on a dims grid (periods: per dimension or for all); processes beyond it get COMM_NULL. */
+    Create_cart(dims: ArrayLike<number>, periods?: ArrayLike<boolean | number> | boolean, reorder?: boolean): Cartcomm;
+    /** Collective: a Graphcomm (MPI's index/edges form); processes beyond index.length get COMM_NULL. */
+    Create_graph(index: ArrayLike<number>, edges: ArrayLike<number>, reorder?: boolean): Graphcomm;
+    /** Collective: a Distgraphcomm where each process names its own in- and out-neighbours. */
+    Create_dist_graph_adjacent(sources: ArrayLike<number>, destinations: ArrayLike<number>,
+                               sourceweights?: ArrayLike<number> | null, destweights?: ArrayLike<number> | null,
+                               info?: unknown, reorder?: boolean): Distgraphcomm;
+    /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
+    Create_dist_graph(...args: unknown[]): never;
+  }
+}
+
+Intracomm.prototype.Create_cart = createCart as Intracomm['Create_cart'];
+Intracomm.prototype.Create_graph = createGraph as Intracomm['Create_graph'];
+Intracomm.prototype.Create_dist_graph_adjacent = createDistGraphAdjacent;
+Intracomm.prototype.Create_dist_graph = createDistGraph;
+
+// ------------------------------------------------------------ neighbour traffic
+
+const scratch = new BufferSpec();
+
+/** A topology communicator: an Intracomm that knows its in- and out-neighbours. */
+abstract class Topocomm extends Intracomm {
+  /** Ranks we receive from, in block order (PROC_NULL allowed). */
+  protected abstract inNeighbors(): readonly number[];
+  /** Ranks we send to, in block order (PROC_NULL allowed). */
+  protected abstract outNeighbors(): readonly number[];
+  /** Tag of the message to out-neighbour i, and of the one expected from in-neighbour i. */
+  protected sendTag(_i: number): number { return TAG_GRAPH; }
+  protected recvTag(_i: number): number { return TAG_GRAPH; }
+
+  /** Collective: each out-neighbour gets sendbuf; block i of recvbuf is what in-neighbour i sent. */
+  Neighbor_allgather(sendbuf: unknown, recvbuf: unknown): void {
+    this.neighborExchange('Neighbor_allgather', sendbuf, recvbuf, false);
+  }
+
+  /** Collective: block i of sendbuf goes to out-neighbour i; block i of recvbuf comes from in-neighbour i. */
+  Neighbor_alltoall(sendbuf: unknown, recvbuf: unknown): void {
+    this.neighborExchange('Neighbor_alltoall', sendbuf, recvbuf, true);
+  }
+
+  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
+  Ineighbor_allgather(_sendbuf: unknown, _recvbuf: unknown): never {
+    return this.fail('Ineighbor_allgather', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'non-blocking neighbour collectives are not implemented');
+  }
+
+  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
+  Ineighbor_alltoall(_sendbuf: unknown, _recvbuf: unknown): never {
+    return this.fail('Ineighbor_alltoall', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'non-blocking neighbour collectives are not implemented');
+  }
+
+  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
+  Neighbor_allgatherv(..._args: unknown[]): never {
+    return this.fail('Neighbor_allgatherv', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the v and w neighbour collectives are not implemented');
+  }
+
+  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
+  Neighbor_alltoallv(..._args: unknown[]): never {
+    return this.fail('Neighbor_alltoallv', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the v and w neighbour collectives are not implemented');
+  }
+
+  private neighborExchange(call: string, sendbuf: unknown, recvbuf: unknown, alltoall: boolean): void {
+    const core = this.live(call);
+    const ins = this.inNeighbors();
+    const outs = this.outNeighbors();
+    if (!decodeBuffer(sendbuf, scratch)) this.fail(call, scratch.errorClass, `sendbuf: ${scratch.error}`);
+    const send = scratch.bytes;
+    if (!decodeBuffer(recvbuf, scratch)) this.fail(call, scratch.errorClass, `recvbuf: ${scratch.error}`);
+    const recv = scratch.bytes;
+    let sendBlock = send.length;
+    if (alltoall) {
+      if (outs.length > 0 && send.length % outs.length !== 0) {
+        this.fail(call, ErrorClass.ERR_COUNT, `sendbuf of ${send.length} bytes does not split into ${outs.length} equal blocks`);
+      }
+      sendBlock = outs.length === 0 ? 0 : send.length / outs.length;
+    }
+    // Blocks have one size everywhere (the standard's matching type signatures): recvbuf holds
+    // the in-neighbours' blocks one after the other from its start.
+    if (recv.length < ins.length * sendBlock) {
+      this.fail(call, ErrorClass.ERR_TRUNCATE, `recvbuf of ${recv.length} bytes holds less than ${ins.length} blocks of ${sendBlock} bytes`);
+    }
+    const world = runtime.requireRunning(call);
+    const engine = world.engine;
+    const pending: CoreRequest[] = [];
+    for (let i = 0; i < ins.length; i++) {
+      if (ins[i] === PROC_NULL) continue;
+      pending.push(engine.irecv(recv.subarray(i * sendBlock, (i + 1) * sendBlock), core.ctx + 1, ins[i]!, this.recvTag(i)));
+    }
+    const receives = pending.length;
+    for (let i = 0; i < outs.length; i++) {
+      if (outs[i] === PROC_NULL) continue;
+      const block = alltoall ? send.subarray(i * sendBlock, (i + 1) * sendBlock) : send;
+      pending.push(engine.isend(block, core.worldRanks[outs[i]!]!, core.ctx + 1, core.rank, this.sendTag(i), MODE_STANDARD));
+    }
+    let short = -1;
+    for (let i = 0; i < pending.length; i++) {
+      const r = pending[i]!;
+      world.progress.wait(r);
+      if (i < receives && (r.truncated || r.statusCount !== sendBlock) && short < 0) short = r.statusSource;
+      engine.free(r);
+    }
+    if (short >= 0) {
+      this.fail(call, ErrorClass.ERR_TRUNCATE, `the block from rank ${short} does not have the ${sendBlock} bytes this rank sends ` +
+        '(every process must send blocks of one size)');
+    }
+  }
+}
+
+// ------------------------------------------------------------------- Cartcomm
+
+/** A communicator on a Cartesian grid (row-major: the last dimension varies fastest). */
+export class Cartcomm extends Topocomm {
+  private readonly myCoords: number[];
+  private readonly neighbors: number[] = [];
+
+  constructor(name: string, core: CommCore, private readonly cartDims: number[], private readonly cartPeriods: boolean[]) {
+    super(name, core);
+    this.myCoords = this.coordsOf(core.rank);
+    for (let d = 0; d < cartDims.length; d++) this.neighbors.push(...this.shift(d, 1));
+  }
+
+  override Get_topology(): number {
+    this.live('Get_topology');
+    return CART;
+  }
+
+  get ndim(): number { return this.cartDims.length; }
+  get dims(): number[] { return this.cartDims.slice(); }
+  get periods(): boolean[] { return this.cartPeriods.slice(); }
+  get coords(): number[] { return this.myCoords.slice(); }
+  get topo(): [number[], boolean[], number[]] { return this.Get_topo(); }
+
+  Get_dim(): number {
+    this.live('Get_dim');
+    return this.cartDims.length;
+  }
+
+  /** [dims, periods, coords of this process]. */
+  Get_topo(): [number[], boolean[], number[]] {
+    this.live('Get_topo');
+    return [this.cartDims.slice(), this.cartPeriods.slice(), this.myCoords.slice()];
+  }
+
+  /** The coordinates of `rank`. */
+  Get_coords(rank: number): number[] {
+    const core = this.live('Get_coords');
+    if (!(Number.isInteger(rank) && rank >= 0 && rank < core.size)) {
+      this.fail('Get_coords', ErrorClass.ERR_RANK, `rank ${show(rank)} is out of range (expected 0..${core.size - 1})`);
+    }
+    return this.coordsOf(rank);
+  }
+
+  /** The rank at `coords`; periodic dimensions wrap, others raise MPI.ERR_RANK out of range. */
+  Get_cart_rank(coords: ArrayLike<number>): number {
+    this.live('Get_cart_rank');
+    const c = intArray(this, 'Get_cart_rank', 'coords', coords);
+    if (c.length !== this.cartDims.length) {
+      this.fail('Get_cart_rank', ErrorClass.ERR_ARG, `coords has ${c.length} entries; the grid has ${this.cartDims.length} dimensions`);
+    }
+    let rank = 0;
+    for (let d = 0; d < c.length; d++) {
+      const n = this.cartDims[d]!;
+      let x = c[d]!;
+      if (x < 0 || x >= n) {
+        if (!this.cartPeriods[d]) {
+          this.fail('Get_cart_rank', ErrorClass.ERR_RANK, `coords[${d}] is ${x}, outside 0..${n - 1} of a non-periodic dimension`);
+        }
+        x = ((x % n) + n) % n;
+      }
+      rank = rank * n + x;
+    }
+    return rank;
+  }
+
+  /** [source, dest]: the ranks `disp` steps back and forward along `direction` (MPI.PROC_NULL off a non-periodic edge). */
+  Shift(direction: number, disp = 1): [number, number] {
+    this.live('Shift');
+    if (!(Number.isInteger(direction) && direction >= 0 && direction < this.cartDims.length)) {
+      this.fail('Shift', ErrorClass.ERR_DIMS, `direction ${show(direction)} is out of range (expected 0..${this.cartDims.length - 1})`);
+    }
+    if (!Number.isInteger(disp)) this.fail('Shift', ErrorClass.ERR_ARG, `disp ${show(disp)} is not an integer`);
+    return this.shift(direction, disp);
+  }
+
+  /** Collective: the sub-grids keeping the dimensions where remain_dims is true (one per value of the others). */
+  Sub(remain_dims: ArrayLike<boolean | number>): Cartcomm {
+    const core = this.live('Sub');
+    const keep = Array.from(remain_dims, Boolean);
+    if (keep.length !== this.cartDims.length) {
+      this.fail('Sub', ErrorClass.ERR_ARG, `remain_dims has ${keep.length} entries; the grid has ${this.cartDims.length} dimensions`);
+    }
+    let color = 0;
+    for (let d = 0; d < keep.length; d++) if (!keep[d]) color = color * this.cartDims[d]! + this.myCoords[d]!;
+    const sub = splitComm(this, core, color, core.rank, 'Sub')!;
+    const dims = this.cartDims.filter((_, d) => keep[d]);
+    const periods = this.cartPeriods.filter((_, d) => keep[d]);
+    return adopt(this, new Cartcomm(`cart#${sub.ctx}`, sub, dims, periods));
+  }
+
+  /** Collective: the same grid on a new context, with the attributes copy_fn keeps. */
+  override Dup(): this {
+    const core = dupComm(this, this.live('Dup'));
+    const made = adopt(this, new Cartcomm(`cart#${core.ctx}`, core, this.cartDims, this.cartPeriods));
+    copyAttrs(this, made);
+    return made as this;
+  }
+
+  protected inNeighbors(): readonly number[] { return this.neighbors; }
+  protected outNeighbors(): readonly number[] { return this.neighbors; }
+  /** Block 2d goes to the source of dimension d, block 2d + 1 to its destination. */
+  protected override sendTag(i: number): number { return TAG_CART + i; }
+  /** Block 2d comes from the source, which sent it towards its destination (tag + 1), and back. */
+  protected override recvTag(i: number): number { return TAG_CART + (i ^ 1); }
+
+  private coordsOf(rank: number): number[] {
+    const coords = new Array<number>(this.cartDims.length);
+    for (let d = this.cartDims.length - 1; d >= 0; d--) {
+      coords[d] = rank % this.cartDims[d]!;
+      rank = Math.floor(rank / this.cartDims[d]!);
+    }
+    return coords;
+  }
+
+  private shift(direction: number, disp: number): [number, number] {
+    const at = (step: number): number => {
+      const c = this.myCoords.slice();
+      const n = this.cartDims[direction]!;
+      const x = c[direction]! + step;
+      if ((x < 0 || x >= n) && !this.cartPeriods[direction]) return PROC_NULL;
+      c[direction] = ((x % n) + n) % n;
+      let rank = 0;
+      for (let d = 0; d < c.length; d++) rank = rank * this.cartDims[d]! + c[d]!;
+      return rank;
+    };
+    return [at(-disp), at(disp)];
+  }
+}
+
+// ------------------------------------------------------------------ Graphcomm
+
+/** A communicator on a graph given in MPI's (index, edges) form; neighbours are both in and out. */
+export class Graphcomm extends Topocomm {
+  constructor(name: string, core: CommCore, private readonly index: number[], private readonly edges: number[]) {
+    super(name, core);
+  }
+
+  override Get_topology(): number {
+    this.live('Get_topology');
+    return GRAPH;
+  }
+
+  get nnodes(): number { return this.index.length; }
+  get nedges(): number { return this.edges.length; }
+  get topo(): [number[], number[]] { return this.Get_topo(); }
+
+  /** [nnodes, nedges]. */
+  Get_dims(): [number, number] {
+    this.live('Get_dims');
+    return [this.index.length, this.edges.length];
+  }
+
+  /** [index, edges]. */
+  Get_topo(): [number[], number[]] {
+    this.live('Get_topo');
+    return [this.index.slice(), this.edges.slice()];
+  }
+
+  /** The neighbours of `rank`, in edge order. */
+  Get_neighbors(rank: number): number[] {
+    this.checkNode('Get_neighbors', rank);
+    return this.edges.slice(rank === 0 ? 0 : this.index[rank - 1]!, this.index[rank]!);
+  }
+
+  Get_neighbors_count(rank: number): number {
+    this.checkNode('Get_neighbors_count', rank);
+    return this.index[rank]! - (rank === 0 ? 0 : this.index[rank - 1]!);
+  }
+
+  override Dup(): this {
+    const core = dupComm(this, this.live('Dup'));
+    const made = adopt(this, new Graphcomm(`graph#${core.ctx}`, core, this.index, this.edges));
+    copyAttrs(this, made);
+    return made as this;
+  }
+
+  protected inNeighbors(): readonly number[] { return this.Get_neighbors(this.live('neighbours').rank); }
+  protected outNeighbors(): readonly number[] { return this.inNeighbors(); }
+
+  private checkNode(call: string, rank: number): void {
+    this.live(call);
+    if (!(Number.isInteger(rank) && rank >= 0 && rank < this.index.length)) {
+      this.fail(call, ErrorClass.ERR_RANK, `rank ${show(rank)} is out of range (expected 0..${this.index.length - 1})`);
+    }
+  }
+}
+
+// -------------------------------------------------------------- Distgraphcomm
+
+/** A communicator where each process knows only its own in- (sources) and out-neighbours (destinations). */
+export class Distgraphcomm extends Topocomm {
+  constructor(name: string, core: CommCore, private readonly sources: number[], private readonly destinations: number[],
+              private readonly sourceweights: number[] | null, private readonly destweights: number[] | null) {
+    super(name, core);
+  }
+
+  override Get_topology(): number {
+    this.live('Get_topology');
+    return DIST_GRAPH;
+  }
+
+  /** [indegree, outdegree, weighted]. */
+  Get_dist_neighbors_count(): [number, number, boolean] {
+    this.live('Get_dist_neighbors_count');
+    return [this.sources.length, this.destinations.length, this.sourceweights !== null || this.destweights !== null];
+  }
+
+  /** [sources, destinations, [sourceweights, destweights] or null when unweighted]. */
+  Get_dist_neighbors(): [number[], number[], [number[] | null, number[] | null] | null] {
+    this.live('Get_dist_neighbors');
+    const weighted = this.sourceweights !== null || this.destweights !== null;
+    return [this.sources.slice(), this.destinations.slice(),
+      weighted ? [this.sourceweights?.slice() ?? null, this.destweights?.slice() ?? null] : null];
+  }
+
+  override Dup(): this {
+    const core = dupComm(this, this.live('Dup'));
+    const made = adopt(this, new Distgraphcomm(`distgraph#${core.ctx}`, core, this.sources, this.destinations,
+      this.sourceweights, this.destweights));
+    copyAttrs(this, made);
+    return made as this;
+  }
+
+  protected inNeighbors(): readonly number[] { return this.sources; }
+  protected outNeighbors(): readonly number[] { return this.destinations; }
+}

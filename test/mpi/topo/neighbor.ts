@@ -1,0 +1,133 @@
+/**
+ * Graph and distributed graph topologies, and the neighbour collectives on all three kinds,
+ * checked against a reference computed from the neighbour lists. Receive buffers carry one
+ * sentinel block at the end and keep their initial content in the blocks of MPI.PROC_NULL.
+ */
+import { MPI } from '../../../src/index.js';
+import { MTest } from '../util/mtest.js';
+
+const t = new MTest();
+MPI.Init();
+const world = MPI.COMM_WORLD;
+const { rank, size } = world;
+const K = 3; // ints per block
+const SENTINEL = -7;
+
+/** What rank r puts in block j of its sendbuf (alltoall) or its whole sendbuf (j = -1, allgather). */
+const value = (r: number, j: number, k: number): number => r * 10000 + (j + 1) * 100 + k;
+
+function checkBlocks(label: string, recv: Int32Array, expected: Array<[number, number] | null>): void {
+  for (let i = 0; i < expected.length; i++) {
+    const e = expected[i]!;
+    for (let k = 0; k < K; k++) {
+      const want = e === null ? SENTINEL : value(e[0], e[1], k);
+      if (recv[i * K + k] !== want) {
+        t.check(false, `${label}: block ${i} element ${k} is ${recv[i * K + k]}, expected ${want}`);
+        return;
+      }
+    }
+  }
+  for (let k = 0; k < K; k++) t.equal(recv[expected.length * K + k], SENTINEL, `${label}: sentinel block untouched`);
+}
+
+function run(label: string, comm: { Neighbor_allgather(s: unknown, r: unknown): void; Neighbor_alltoall(s: unknown, r: unknown): void },
+             ins: number[], outs: number[], expectAlltoall: Array<[number, number] | null>): void {
+  const gsend = new Int32Array(K).map((_, k) => value(rank, -1, k));
+  const grecv = new Int32Array((ins.length + 1) * K).fill(SENTINEL);
+  comm.Neighbor_allgather(gsend, grecv);
+  checkBlocks(`${label} Neighbor_allgather`, grecv, ins.map((r) => (r === MPI.PROC_NULL ? null : [r, -1])));
+  const asend = new Int32Array(outs.length * K).map((_, x) => value(rank, Math.floor(x / K), x % K));
+  const arecv = new Int32Array((ins.length + 1) * K).fill(SENTINEL);
+  comm.Neighbor_alltoall(asend, arecv);
+  checkBlocks(`${label} Neighbor_alltoall`, arecv, expectAlltoall);
+}
+
+// Cart, 1D and 2D, periodic and not: neighbours are (source, dest) of Shift(d, 1) per dimension.
+for (const ndims of [1, 2]) {
+  for (const periodic of [false, true]) {
+    const label = `cart ${ndims}D ${periodic ? 'periodic' : 'non-periodic'}`;
+    const cart = world.Create_cart(MPI.Compute_dims(size, ndims), periodic);
+    const nbrs: number[] = [];
+    for (let d = 0; d < ndims; d++) nbrs.push(...cart.Shift(d, 1));
+    // Block 2d comes from the source, which sent its block 2d + 1 (towards its destination), and back.
+    const expected = nbrs.map((r, i) => (r === MPI.PROC_NULL ? null : [r, i ^ 1] as [number, number]));
+    run(label, cart, nbrs, nbrs, expected);
+    cart.Free();
+  }
+}
+
+// Graph: a ring with an extra edge from every node to node 0 (so node 0 has repeated neighbours).
+{
+  const index: number[] = [];
+  const edges: number[] = [];
+  const nbrsOf = (r: number): number[] => {
+    const list = [(r + 1) % size, (r - 1 + size) % size];
+    if (r !== 0) list.push(0);
+    return list;
+  };
+  // Node 0 is joined to every other node (the edge back), so symmetric: add those edges to node 0.
+  const adjacency: number[][] = [];
+  for (let r = 0; r < size; r++) adjacency.push(nbrsOf(r));
+  for (let r = 1; r < size; r++) adjacency[0]!.push(r);
+  for (let r = 0; r < size; r++) { edges.push(...adjacency[r]!); index.push(edges.length); }
+  const graph = world.Create_graph(index, edges);
+  t.equal(graph.Get_topology(), MPI.GRAPH, 'graph: Get_topology');
+  t.equal(JSON.stringify(graph.Get_dims()), JSON.stringify([size, edges.length]), 'graph: Get_dims');
+  for (let r = 0; r < size; r++) {
+    t.equal(JSON.stringify(graph.Get_neighbors(r)), JSON.stringify(adjacency[r]), `graph: Get_neighbors(${r})`);
+    t.equal(graph.Get_neighbors_count(r), adjacency[r]!.length, `graph: Get_neighbors_count(${r})`);
+  }
+  const [ix, ed] = graph.Get_topo();
+  t.equal(JSON.stringify([ix, ed]), JSON.stringify([index, edges]), 'graph: Get_topo');
+  // Alltoall: block i comes from neighbour n = mine[i], which sent us its block at the position
+  // of our rank among its neighbours, matching repeated edges in order.
+  const mine = adjacency[rank]!;
+  const seen = new Map<number, number>();
+  const expected = mine.map((n) => {
+    const nth = seen.get(n) ?? 0;
+    seen.set(n, nth + 1);
+    let count = -1;
+    const j = adjacency[n]!.findIndex((x) => x === rank && ++count === nth);
+    return [n, j] as [number, number];
+  });
+  run('graph', graph, mine, mine, expected);
+  graph.Free();
+}
+
+// Dist graph: each process receives from rank-1 and rank-2 and sends to rank+1 and rank+2 (mod size).
+{
+  const sources = [(rank - 1 + size) % size, (rank - 2 + 2 * size) % size];
+  const destinations = [(rank + 1) % size, (rank + 2) % size];
+  const dg = world.Create_dist_graph_adjacent(sources, destinations, null, null, MPI.INFO_NULL, false);
+  t.equal(dg.Get_topology(), MPI.DIST_GRAPH, 'dist graph: Get_topology');
+  t.equal(JSON.stringify(dg.Get_dist_neighbors_count()), JSON.stringify([2, 2, false]), 'dist graph: counts');
+  t.equal(JSON.stringify(dg.Get_dist_neighbors()), JSON.stringify([sources, destinations, null]), 'dist graph: neighbours');
+  // Source s sent to us as its destination index j where destinations(s)[j] === rank; with
+  // size 1 or 2 several of them coincide, and messages then match in order.
+  const destsOf = (s: number): number[] => [(s + 1) % size, (s + 2) % size];
+  const used = new Map<number, number>();
+  const expected = sources.map((s) => {
+    const nth = used.get(s) ?? 0;
+    used.set(s, nth + 1);
+    let count = -1;
+    const j = destsOf(s).findIndex((x) => x === rank && ++count === nth);
+    return [s, j] as [number, number];
+  });
+  run('dist graph', dg, sources, destinations, expected);
+  const weighted = world.Create_dist_graph_adjacent([rank], [rank], [5], [6]);
+  t.equal(JSON.stringify(weighted.Get_dist_neighbors()), JSON.stringify([[rank], [rank], [[5], [6]]]), 'dist graph: weights');
+  weighted.Free();
+  dg.Free();
+}
+
+// Not implemented yet: raise MPI.ERR_UNSUPPORTED_OPERATION.
+{
+  const cart = world.Create_cart([size], true);
+  cart.Set_errhandler(MPI.ERRORS_RETURN);
+  t.throws(() => cart.Ineighbor_allgather(new Int32Array(1), new Int32Array(2)), MPI.ERR_UNSUPPORTED_OPERATION,
+    /not implemented/, 'Ineighbor_allgather');
+  cart.Free();
+}
+
+MPI.Finalize();
+t.finish(rank);
