@@ -54,6 +54,11 @@ const COMBINER_NAMES: Record<number, string> = {
 
 const INT_MAX = 0x7fffffff;
 
+/** Alignment of the MAXLOC/MINLOC pair types: that of their widest member. */
+const PAIR_ALIGN: Record<string, number> = {
+  MPI_FLOAT_INT: 4, MPI_DOUBLE_INT: 8, MPI_LONG_INT: 8, MPI_2INT: 4, MPI_SHORT_INT: 4,
+};
+
 /** What a derived type is made of; predefined types have none. */
 interface Derivation {
   combiner: number;
@@ -82,6 +87,10 @@ export class Datatype {
   readonly elements: number;
   /** @internal One instance is `size` contiguous bytes at offset 0 and count instances tile: zero-copy. */
   readonly contiguous: boolean;
+  /** @internal Alignment of the most aligned basic type inside (C ABI, x86-64), for struct padding. */
+  readonly align: number;
+  /** @internal Bounds set explicitly (resized, subarray, darray, or made from such): no struct padding. */
+  readonly explicitBounds: boolean;
   private committed: boolean;
   private freed = false;
   private readonly derivation: Derivation | null;
@@ -104,6 +113,8 @@ export class Datatype {
       this.trueUb = size;
       this.flat = size === 0 ? [] : [leaf(0, size, this)];
       this.elements = kind === 'pair' ? 2 : size === 0 ? 0 : 1;
+      this.align = kind === 'pair' ? (PAIR_ALIGN[name] ?? 8) : Math.max(1, Math.min(size, 8));
+      this.explicitBounds = false;
       this.committed = true;
     } else {
       this.size = derivation.size;
@@ -113,6 +124,9 @@ export class Datatype {
       this.trueUb = derivation.trueUb;
       this.flat = derivation.flat;
       this.elements = elementsOf(derivation.flat);
+      this.align = Math.max(1, ...derivation.types.map((t) => t.align));
+      this.explicitBounds = derivation.combiner === COMBINER_RESIZED || derivation.combiner === COMBINER_SUBARRAY ||
+        derivation.combiner === COMBINER_DARRAY || derivation.types.some((t) => t.explicitBounds);
       this.committed = false;
     }
     const f = this.flat;
@@ -283,7 +297,10 @@ export class Datatype {
       size += bl[i]! * t.size;
     }
     const flat = seq(parts);
-    return derived(COMBINER_STRUCT, [bl.length, ...bl], dp, ts, flat, size, ext);
+    // As C lays out an array of structs (and MPICH pads): the extent rounds up to the largest
+    // alignment inside, unless a component has explicit bounds.
+    const padTo = ts.some((t) => t.explicitBounds) ? 1 : Math.max(1, ...ts.map((t) => t.align));
+    return derived(COMBINER_STRUCT, [bl.length, ...bl], dp, ts, flat, size, ext, padTo);
   }
 
   /**
@@ -605,9 +622,11 @@ class Extent {
 }
 
 function derived(combiner: number, ints: number[], addrs: number[], types: Datatype[], flat: Node[], size: number,
-                 ext: Extent): Datatype {
+                 ext: Extent, padTo = 1): Datatype {
   const lb = ext.lb === Infinity ? 0 : ext.lb;
-  const ub = ext.ub === -Infinity ? 0 : ext.ub;
+  let ub = ext.ub === -Infinity ? 0 : ext.ub;
+  const rest = (ub - lb) % padTo;
+  if (rest !== 0) ub += padTo - rest;
   const trueLb = ext.trueLb === Infinity ? 0 : ext.trueLb;
   const trueUb = ext.trueUb === -Infinity ? 0 : ext.trueUb;
   return new Datatype(`${COMBINER_NAMES[combiner]}(${types.map((t) => t.name).join(',')})`, size, kindOf(flat), false,

@@ -187,8 +187,14 @@ describe('MPI.Datatype construction', () => {
     const r = v.Create_resized(-8, 200);
     assert.deepEqual([r.lb, r.extent, r.ub, r.size], [-8, 200, 192, 48]);
     assert.deepEqual(r.Get_true_extent(), [0, 96]);
+    // A struct's extent is padded to its largest alignment (C's sizeof), unless bounds are explicit.
     const s = Datatype.Create_struct([1, 5], [0, 4], [INT, CHAR]);
-    assert.deepEqual([s.size, s.lb, s.extent], [9, 0, 9]);
+    assert.deepEqual([s.size, s.lb, s.extent], [9, 0, 12]);
+    assert.deepEqual(s.Get_true_extent(), [0, 9]);
+    assert.equal(Datatype.Create_struct([1, 1], [0, 8], [DOUBLE, CHAR]).extent, 16);
+    assert.equal(Datatype.Create_struct([3], [0], [CHAR]).extent, 3);
+    assert.equal(Datatype.Create_struct([1, 1], [0, 8], [DOUBLE, CHAR.Create_resized(0, 1)]).extent, 9);
+    assert.equal(Datatype.Create_struct([1], [0], [Datatype.Create_struct([1, 1], [0, 4], [SHORT, CHAR])]).extent, 6);
     const neg = INT.Create_hvector(3, 1, -8);
     assert.deepEqual(neg.Get_extent(), [-16, 20]);
     assert.deepEqual(neg.Get_true_extent(), [-16, 20]);
@@ -212,7 +218,7 @@ describe('MPI.Datatype construction', () => {
     assert.equal(describeFlat(INT.Create_vector(3, 2, 2).Create_vector(2, 1, 1).flat), 'MPI_INT:48@0');
     // Structs keep type-map order, one entry per basic block.
     assert.equal(describeFlat(Datatype.Create_struct([1, 5], [0, 4], [INT, CHAR]).Create_vector(4, 1, 2).flat),
-      '[4x18]@0{MPI_INT:4@0 MPI_CHAR:5@4}');
+      '[4x24]@0{MPI_INT:4@0 MPI_CHAR:5@4}');
     // Adjacent indexed blocks join.
     assert.equal(describeFlat(INT.Create_indexed([2, 3, 1], [0, 2, 9]).flat), 'MPI_INT:20@0 MPI_INT:4@36');
     // The memory grows with distinct blocks, not with counts.
