@@ -56,6 +56,5 @@ export function runCollective(bench: CollBench): never {
     }
     comm.Barrier();
   }
-  MPI.Finalize();
   return finish(0);
 }
