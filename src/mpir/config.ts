@@ -43,9 +43,9 @@ export const COLL_REDUCE = declareChoice({
 
 export const COLL_ALLREDUCE = declareChoice({
   name: 'TSMPI_COLL_ALLREDUCE', layer, default: 'auto',
-  choices: ['auto', 'recursive_doubling', 'ring', 'reduce_bcast'] as const,
-  description: 'Allreduce algorithm: recursive doubling (small or non-commutative), ring reduce-scatter + ' +
-    'allgather (large, commutative), or reduce + bcast.',
+  choices: ['auto', 'recursive_doubling', 'rabenseifner', 'ring', 'reduce_bcast'] as const,
+  description: 'Allreduce algorithm: recursive doubling (small or non-commutative), Rabenseifner (recursive-halving ' +
+    'reduce-scatter + recursive-doubling allgather; large, commutative), ring reduce-scatter + allgather, or reduce + bcast.',
 });
 
 export const COLL_REDUCE_SCATTER = declareChoice({
@@ -61,6 +61,6 @@ export const COLL_SCAN = declareChoice({
 export const COLL_LARGE_BYTES = declareInt({
   name: 'TSMPI_COLL_LARGE_BYTES', layer,
   description: 'Message size (bytes) from which auto selection takes the large-message algorithms ' +
-    '(ring allreduce and allgather, scatter + allgather bcast).',
+    '(Rabenseifner allreduce, ring allgather, scatter + allgather bcast).',
   default: 65536, min: 0, max: 1 << 30,
 });

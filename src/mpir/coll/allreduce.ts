@@ -50,6 +50,97 @@ export function allreduceRecursiveDoubling(s: Schedule, acc: Uint8Array, red: Re
   }
 }
 
+/**
+ * Rabenseifner (MPICH's reduce_scatter_allgather), commutative ops, large messages: fold to a
+ * power of two as recursive doubling does, then a reduce-scatter by recursive halving (each
+ * step halves the range of chunks a rank is responsible for and exchanges the other half with
+ * its partner) and an allgather by recursive doubling that retraces those steps; finally the
+ * odd ranks of the fold return the result to their even partners.
+ */
+export function allreduceRabenseifner(s: Schedule, acc: Uint8Array, red: Reduction): void {
+  const { rank, size } = s.core;
+  const { op, datatype } = red;
+  const es = datatype.size;
+  let pof2 = 1;
+  while (pof2 * 2 <= size) pof2 *= 2;
+  const rem = size - pof2;
+  const tmp = new Uint8Array(acc.length);
+  let newrank: number;
+  if (rank < 2 * rem) {
+    if (rank % 2 === 0) {
+      s.round().send(acc, rank + 1);
+      newrank = -1;
+    } else {
+      s.round().recv(tmp, rank - 1).local(() => op.apply(tmp, acc, red.count, datatype));
+      newrank = rank >> 1;
+    }
+  } else newrank = rank - rem;
+  if (newrank >= 0 && pof2 > 1) {
+    const cnts: number[] = [];
+    const disps: number[] = [];
+    const base = Math.floor(red.count / pof2);
+    const extra = red.count % pof2;
+    for (let i = 0, at = 0; i < pof2; i++) {
+      cnts.push(base + (i < extra ? 1 : 0));
+      disps.push(at);
+      at += cnts[i]!;
+    }
+    const sum = (from: number, to: number) => { let n = 0; for (let i = from; i < to; i++) n += cnts[i]!; return n; };
+    const real = (nd: number) => (nd < rem ? nd * 2 + 1 : nd + rem);
+    let mask = 1;
+    let sendIdx = 0;
+    let recvIdx = 0;
+    let lastIdx = pof2;
+    while (mask < pof2) {
+      const newdst = newrank ^ mask;
+      let sendCnt: number;
+      let recvCnt: number;
+      if (newrank < newdst) {
+        sendIdx = recvIdx + pof2 / (mask * 2);
+        sendCnt = sum(sendIdx, lastIdx);
+        recvCnt = sum(recvIdx, sendIdx);
+      } else {
+        recvIdx = sendIdx + pof2 / (mask * 2);
+        sendCnt = sum(sendIdx, recvIdx);
+        recvCnt = sum(recvIdx, lastIdx);
+      }
+      const into = tmp.subarray(disps[recvIdx]! * es, (disps[recvIdx]! + recvCnt) * es);
+      const dest = acc.subarray(disps[recvIdx]! * es, (disps[recvIdx]! + recvCnt) * es);
+      const n = recvCnt;
+      s.round().recv(into, real(newdst)).send(acc.subarray(disps[sendIdx]! * es, (disps[sendIdx]! + sendCnt) * es), real(newdst))
+        .local(() => op.apply(into, dest, n, datatype));
+      sendIdx = recvIdx;
+      mask <<= 1;
+      if (mask < pof2) lastIdx = recvIdx + pof2 / mask;
+    }
+    mask >>= 1;
+    while (mask > 0) {
+      const newdst = newrank ^ mask;
+      let sendCnt: number;
+      let recvCnt: number;
+      if (newrank < newdst) {
+        if (mask !== pof2 / 2) lastIdx += pof2 / (mask * 2);
+        recvIdx = sendIdx + pof2 / (mask * 2);
+        sendCnt = sum(sendIdx, recvIdx);
+        recvCnt = sum(recvIdx, lastIdx);
+      } else {
+        recvIdx = sendIdx - pof2 / (mask * 2);
+        sendCnt = sum(sendIdx, lastIdx);
+        recvCnt = sum(recvIdx, sendIdx);
+      }
+      s.round()
+        .recv(acc.subarray(disps[recvIdx]! * es, (disps[recvIdx]! + recvCnt) * es), real(newdst))
+        .send(acc.subarray(disps[sendIdx]! * es, (disps[sendIdx]! + sendCnt) * es), real(newdst));
+      if (newrank > newdst) sendIdx = recvIdx;
+      mask >>= 1;
+    }
+  }
+  if (rank < 2 * rem) {
+    if (rank % 2 === 1) s.round().send(acc, rank - 1);
+    else s.round().recv(acc, rank + 1);
+  }
+}
+
 /** Chunk r of `count` elements split as evenly as possible over p ranks, as byte offsets. */
 export function chunks(count: number, p: number, es: number): { off: number[]; len: number[]; elems: number[] } {
   const off: number[] = [];
@@ -107,11 +198,12 @@ export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unkno
   const s = newSchedule(c);
   const size = c.core.size;
   let algo = choice;
-  if (algo === 'ring' && !red.op.Is_commutative()) algo = 'recursive_doubling';
+  if ((algo === 'ring' || algo === 'rabenseifner') && !red.op.Is_commutative()) algo = 'recursive_doubling';
   if (algo === 'auto') {
-    algo = red.op.Is_commutative() && recv.bytes.length >= large && red.count >= size ? 'ring' : 'recursive_doubling';
+    algo = red.op.Is_commutative() && recv.bytes.length >= large && red.count >= size ? 'rabenseifner' : 'recursive_doubling';
   }
   if (algo === 'ring') allreduceRing(s, recv.bytes, red);
+  else if (algo === 'rabenseifner') allreduceRabenseifner(s, recv.bytes, red);
   else if (algo === 'reduce_bcast') {
     reduceBinomial(s, recv.bytes.slice(), recv.bytes, red, 0);
     bcastBinomial(s, recv.bytes, 0);
