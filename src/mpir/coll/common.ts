@@ -144,6 +144,12 @@ export class CollRequest extends Request {
 
   protected override onComplete(_core: CoreRequest): void {}
 
+  /** MPI does not allow cancelling a collective: raises MPI.ERR_REQUEST. */
+  override Cancel(): void {
+    this.comm!.fail(`${this.call} request.Cancel`, ErrorClass.ERR_REQUEST,
+      'a non-blocking collective cannot be cancelled (MPI-4 §6.12); complete it with Wait or Test');
+  }
+
   protected override onInactive(): void {
     const e = this.schedule.error;
     if (e !== null) this.comm!.fail(this.call, e.error_class, e.message);

@@ -23,6 +23,9 @@ const freed = MPI.Op.Create(() => {}, true);
 freed.Free();
 t.throws(() => comm.Allreduce(new Int32Array(1), new Int32Array(1), freed), MPI.ERR_OP, /freed/, 'freed op');
 t.throws(() => MPI.SUM.Free(), MPI.ERR_OP, /predefined/, 'Free a predefined op');
+const ib = comm.Ibarrier();
+t.throws(() => ib.Cancel(), MPI.ERR_REQUEST, /cannot be cancelled/, 'Cancel of a non-blocking collective');
+ib.Wait();
 // The communicator still works after the errors.
 const out = new Int32Array(1);
 comm.Allreduce(Int32Array.of(1), out, MPI.SUM);
