@@ -33,7 +33,8 @@ export const COLL_ALLGATHER = declareChoice({
 
 export const COLL_ALLTOALL = declareChoice({
   name: 'TSMPI_COLL_ALLTOALL', layer, default: 'auto', choices: ['auto', 'pairwise', 'linear'] as const,
-  description: 'Alltoall algorithm: pairwise exchange (p - 1 rounds) or linear (all messages posted at once).',
+  description: 'Alltoall algorithm: pairwise exchange (p - 1 rounds; auto above 32 KiB sent per rank) or linear ' +
+    '(all messages posted at once; auto up to 32 KiB).',
 });
 
 export const COLL_REDUCE = declareChoice({

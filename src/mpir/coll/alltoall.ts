@@ -6,6 +6,11 @@ import type { Request } from '../request.js';
 import { type Call, decode, decodeV, execute, fail, intList, isInPlace, newSchedule, type Schedule } from './common.js';
 
 const choice = COLL_ALLTOALL.read();
+/**
+ * Auto selection: up to this many bytes sent per rank every message is posted at once (the
+ * latency of one round); above it pairwise exchange bounds the messages in flight to two.
+ */
+const LINEAR_MAX_BYTES = 32768;
 
 /** Where rank r's block lies in a send or receive buffer. */
 interface Blocks {
@@ -54,7 +59,13 @@ function inPlaceCopy(recv: Blocks): Blocks {
 
 function run(c: Call, send: Blocks, recv: Blocks, nonblocking: boolean): Request | undefined {
   const s = newSchedule(c);
-  if (choice === 'linear') alltoallLinear(s, send, recv);
+  let algo = choice;
+  if (algo === 'auto') {
+    let bytes = 0;
+    for (const n of send.len) bytes += n;
+    algo = bytes <= LINEAR_MAX_BYTES ? 'linear' : 'pairwise';
+  }
+  if (algo === 'linear') alltoallLinear(s, send, recv);
   else alltoallPairwise(s, send, recv);
   return execute(c, s, nonblocking);
 }
