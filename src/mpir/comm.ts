@@ -98,7 +98,6 @@ export class Comm {
    * set under a key of MPI.Comm.Create_keyval (null when not set). Attributes: attributes.ts.
    */
   Get_attr(keyval: number): unknown {
-
     const core = this.live('Get_attr');
     switch (keyval) {
       case TAG_UB: return TAG_UB_VALUE;

@@ -27,8 +27,11 @@ import { runtime } from './runtime.js';
  * Split/Create on it, raise MPI.ERR_UNSUPPORTED_OPERATION: `live` admits only the calls below.
  */
 
-/** Internal tags (on a local communicator's ctx + 1 for creation, the intercomm's ctx + 1 otherwise). */
-const TAG_INTER_BASE = 0x7fff0100;
+/**
+ * Internal tags (on a local communicator's ctx + 1 for creation, the intercomm's ctx + 1
+ * otherwise), above the collectives' sequence tags (coll/schedule.ts: 16 .. 0x7fff000f).
+ */
+const TAG_INTER_BASE = 0x7fff1000;
 const TAG_CREATE_MAX = TAG_INTER_BASE;
 const TAG_CREATE_BCAST = TAG_INTER_BASE + 1;
 const TAG_DUP = TAG_INTER_BASE + 2;

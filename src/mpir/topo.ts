@@ -1,5 +1,5 @@
-import { MODE_STANDARD, type CoreRequest } from '../mpid/index.js';
-import { BufferSpec, decodeBuffer, describe } from './buffer.js';
+import { describe } from './buffer.js';
+import { type Call, decode, execute, newSchedule } from './coll/common.js';
 import { copyAttrs } from './attributes.js';
 import { COMM_NULL, Comm, Intracomm, type CommCore } from './comm.js';
 import { dupComm, splitComm } from './comm-manage.js';
@@ -7,6 +7,7 @@ import { PROC_NULL, UNDEFINED } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { checkInfo } from './info.js';
+import type { Request } from './request.js';
 import { runtime } from './runtime.js';
 
 /**
@@ -15,26 +16,19 @@ import { runtime } from './runtime.js';
  * neighbours); MPI.Compute_dims balances a grid. Ranks are never reordered (reorder is allowed to
  * keep the order). The new communicator takes its context id the way Split does (comm-manage.ts).
  *
- * Neighbour collectives (Neighbor_allgather, Neighbor_alltoall) run on point-to-point over the
- * communicator's collective context (ctx + 1) with tags from TOPO_TAG_BASE, a range no other
- * internal traffic uses. Every receive is posted before any send, then all are waited for.
- * Block order is the standard's: a Cartcomm's neighbours are, per dimension d, the source then
- * the destination of Shift(d, 1). A Cartcomm tags each message by the direction it travels, so
- * when source and destination are one process (a periodic dimension of size 1 or 2) the block
- * sent towards the destination still lands in the receiver's source block, and back.
+ * Neighbour collectives (Neighbor_allgather, Neighbor_alltoall and their non-blocking forms) are
+ * schedules of the collectives engine (coll/schedule.ts): point-to-point on the communicator's
+ * collective context (ctx + 1) with its next collective tag, advanced by the engine's progress
+ * hook. Block order is the standard's: a Cartcomm's neighbours are, per dimension d, the source
+ * then the destination of Shift(d, 1). A Cartcomm moves one direction per round, so when source
+ * and destination are one process (a periodic dimension of size 1 or 2) the block sent towards
+ * the destination still lands in the receiver's source block, and back.
  */
 
 /** Topology kinds of comm.Get_topology (MPICH's values). */
 export const GRAPH = 1;
 export const CART = 2;
 export const DIST_GRAPH = 3;
-
-/** First internal tag of topology traffic on a communicator's ctx + 1. */
-const TOPO_TAG_BASE = 0x7fff0000;
-/** Graph and dist graph neighbour messages. */
-const TAG_GRAPH = TOPO_TAG_BASE;
-/** Cart: a message towards the source of dimension d has tag TAG_CART + 2d, towards the destination + 1. */
-const TAG_CART = TOPO_TAG_BASE + 2;
 
 function show(x: unknown): string {
   return typeof x === 'number' ? String(x) : describe(x);
@@ -221,36 +215,39 @@ Intracomm.prototype.Create_dist_graph = createDistGraph;
 
 // ------------------------------------------------------------ neighbour traffic
 
-const scratch = new BufferSpec();
+/** One round of a neighbour collective: blocks to receive from and to send to, as (block, rank). */
+interface NeighborRound {
+  readonly recvs: ReadonlyArray<readonly [number, number]>;
+  readonly sends: ReadonlyArray<readonly [number, number]>;
+}
 
 /** A topology communicator: an Intracomm that knows its in- and out-neighbours. */
 abstract class Topocomm extends Intracomm {
-  /** Ranks we receive from, in block order (PROC_NULL allowed). */
-  protected abstract inNeighbors(): readonly number[];
-  /** Ranks we send to, in block order (PROC_NULL allowed). */
-  protected abstract outNeighbors(): readonly number[];
-  /** Tag of the message to out-neighbour i, and of the one expected from in-neighbour i. */
-  protected sendTag(_i: number): number { return TAG_GRAPH; }
-  protected recvTag(_i: number): number { return TAG_GRAPH; }
+  /** The number of blocks of recvbuf (in-neighbours, PROC_NULL included). */
+  protected abstract inDegree(): number;
+  /** The number of blocks of an alltoall sendbuf (out-neighbours, PROC_NULL included). */
+  protected abstract outDegree(): number;
+  /** The rounds of a neighbour collective (PROC_NULL entries are skipped). */
+  protected abstract neighborRounds(): NeighborRound[];
 
   /** Collective: each out-neighbour gets sendbuf; block i of recvbuf is what in-neighbour i sent. */
   Neighbor_allgather(sendbuf: unknown, recvbuf: unknown): void {
-    this.neighborExchange('Neighbor_allgather', sendbuf, recvbuf, false);
+    this.neighbor('Neighbor_allgather', sendbuf, recvbuf, false, false);
   }
 
   /** Collective: block i of sendbuf goes to out-neighbour i; block i of recvbuf comes from in-neighbour i. */
   Neighbor_alltoall(sendbuf: unknown, recvbuf: unknown): void {
-    this.neighborExchange('Neighbor_alltoall', sendbuf, recvbuf, true);
+    this.neighbor('Neighbor_alltoall', sendbuf, recvbuf, true, false);
   }
 
-  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
-  Ineighbor_allgather(_sendbuf: unknown, _recvbuf: unknown): never {
-    return this.fail('Ineighbor_allgather', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'non-blocking neighbour collectives are not implemented');
+  /** Non-blocking Neighbor_allgather: the buffers belong to MPI until the request completes. */
+  Ineighbor_allgather(sendbuf: unknown, recvbuf: unknown): Request {
+    return this.neighbor('Ineighbor_allgather', sendbuf, recvbuf, false, true)!;
   }
 
-  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
-  Ineighbor_alltoall(_sendbuf: unknown, _recvbuf: unknown): never {
-    return this.fail('Ineighbor_alltoall', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'non-blocking neighbour collectives are not implemented');
+  /** Non-blocking Neighbor_alltoall: the buffers belong to MPI until the request completes. */
+  Ineighbor_alltoall(sendbuf: unknown, recvbuf: unknown): Request {
+    return this.neighbor('Ineighbor_alltoall', sendbuf, recvbuf, true, true)!;
   }
 
   /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
@@ -263,50 +260,61 @@ abstract class Topocomm extends Intracomm {
     return this.fail('Neighbor_alltoallv', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the v and w neighbour collectives are not implemented');
   }
 
-  private neighborExchange(call: string, sendbuf: unknown, recvbuf: unknown, alltoall: boolean): void {
-    const core = this.live(call);
-    const ins = this.inNeighbors();
-    const outs = this.outNeighbors();
-    if (!decodeBuffer(sendbuf, scratch)) this.fail(call, scratch.errorClass, `sendbuf: ${scratch.error}`);
-    const send = scratch.bytes;
-    if (!decodeBuffer(recvbuf, scratch)) this.fail(call, scratch.errorClass, `recvbuf: ${scratch.error}`);
-    const recv = scratch.bytes;
-    let sendBlock = send.length;
+  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
+  Neighbor_alltoallw(..._args: unknown[]): never {
+    return this.fail('Neighbor_alltoallw', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the v and w neighbour collectives are not implemented');
+  }
+
+  /**
+   * Builds the schedule of a neighbour collective (coll/schedule.ts: the communicator's next
+   * collective tag on ctx + 1) and runs it, or returns its Request. Messages to ourselves are
+   * local copies, paired in order within a round.
+   */
+  private neighbor(name: string, sendbuf: unknown, recvbuf: unknown, alltoall: boolean, nonblocking: boolean): Request | undefined {
+    const c: Call = { comm: this, core: this.live(name), world: runtime.requireRunning(name), name };
+    const send = decode(c, sendbuf, 'sendbuf').bytes;
+    const recv = decode(c, recvbuf, 'recvbuf').bytes;
+    const nIn = this.inDegree();
+    const nOut = this.outDegree();
+    let block = send.length;
     if (alltoall) {
-      if (outs.length > 0 && send.length % outs.length !== 0) {
-        this.fail(call, ErrorClass.ERR_COUNT, `sendbuf of ${send.length} bytes does not split into ${outs.length} equal blocks`);
+      if (nOut > 0 && send.length % nOut !== 0) {
+        this.fail(name, ErrorClass.ERR_COUNT, `sendbuf of ${send.length} bytes does not split into ${nOut} equal blocks`);
       }
-      sendBlock = outs.length === 0 ? 0 : send.length / outs.length;
+      block = nOut === 0 ? 0 : send.length / nOut;
     }
     // Blocks have one size everywhere (the standard's matching type signatures): recvbuf holds
     // the in-neighbours' blocks one after the other from its start.
-    if (recv.length < ins.length * sendBlock) {
-      this.fail(call, ErrorClass.ERR_TRUNCATE, `recvbuf of ${recv.length} bytes holds less than ${ins.length} blocks of ${sendBlock} bytes`);
+    if (recv.length < nIn * block) {
+      this.fail(name, ErrorClass.ERR_BUFFER, `recvbuf of ${recv.length} bytes holds less than ${nIn} blocks of ${block} bytes`);
     }
-    const world = runtime.requireRunning(call);
-    const engine = world.engine;
-    const pending: CoreRequest[] = [];
-    for (let i = 0; i < ins.length; i++) {
-      if (ins[i] === PROC_NULL) continue;
-      pending.push(engine.irecv(recv.subarray(i * sendBlock, (i + 1) * sendBlock), core.ctx + 1, ins[i]!, this.recvTag(i)));
+    const sendBlock = (j: number): Uint8Array => (alltoall ? send.subarray(j * block, (j + 1) * block) : send);
+    const recvBlock = (i: number): Uint8Array => recv.subarray(i * block, (i + 1) * block);
+    const me = c.core.rank;
+    const s = newSchedule(c);
+    for (const round of this.neighborRounds()) {
+      s.round();
+      const selfRecvs: number[] = [];
+      const selfSends: number[] = [];
+      for (const [i, r] of round.recvs) {
+        if (r === me) selfRecvs.push(i);
+        else if (r !== PROC_NULL) s.recv(recvBlock(i), r);
+      }
+      for (const [j, r] of round.sends) {
+        if (r === me) selfSends.push(j);
+        else if (r !== PROC_NULL) s.send(sendBlock(j), r);
+      }
+      if (selfRecvs.length !== selfSends.length) {
+        this.fail(name, ErrorClass.ERR_TOPOLOGY, `this process is its own in-neighbour ${selfRecvs.length} times but its ` +
+          `own out-neighbour ${selfSends.length} times`);
+      }
+      for (let k = 0; k < selfRecvs.length; k++) {
+        const to = recvBlock(selfRecvs[k]!);
+        const from = sendBlock(selfSends[k]!);
+        s.local(() => to.set(from));
+      }
     }
-    const receives = pending.length;
-    for (let i = 0; i < outs.length; i++) {
-      if (outs[i] === PROC_NULL) continue;
-      const block = alltoall ? send.subarray(i * sendBlock, (i + 1) * sendBlock) : send;
-      pending.push(engine.isend(block, core.worldRanks[outs[i]!]!, core.ctx + 1, core.rank, this.sendTag(i), MODE_STANDARD));
-    }
-    let short = -1;
-    for (let i = 0; i < pending.length; i++) {
-      const r = pending[i]!;
-      world.progress.wait(r);
-      if (i < receives && (r.truncated || r.statusCount !== sendBlock) && short < 0) short = r.statusSource;
-      engine.free(r);
-    }
-    if (short >= 0) {
-      this.fail(call, ErrorClass.ERR_TRUNCATE, `the block from rank ${short} does not have the ${sendBlock} bytes this rank sends ` +
-        '(every process must send blocks of one size)');
-    }
+    return execute(c, s, nonblocking);
   }
 }
 
@@ -409,12 +417,23 @@ export class Cartcomm extends Topocomm {
     return made as this;
   }
 
-  protected inNeighbors(): readonly number[] { return this.neighbors; }
-  protected outNeighbors(): readonly number[] { return this.neighbors; }
-  /** Block 2d goes to the source of dimension d, block 2d + 1 to its destination. */
-  protected override sendTag(i: number): number { return TAG_CART + i; }
-  /** Block 2d comes from the source, which sent it towards its destination (tag + 1), and back. */
-  protected override recvTag(i: number): number { return TAG_CART + (i ^ 1); }
+  protected inDegree(): number { return this.neighbors.length; }
+  protected outDegree(): number { return this.neighbors.length; }
+  /**
+   * Two rounds per dimension d: towards the destination (block 2d + 1 to it, block 2d from the
+   * source), then back (block 2d to the source, block 2d + 1 from the destination). One
+   * direction per round keeps the blocks apart where source and destination are one process.
+   */
+  protected neighborRounds(): NeighborRound[] {
+    const rounds: NeighborRound[] = [];
+    for (let d = 0; d < this.cartDims.length; d++) {
+      const src = this.neighbors[2 * d]!;
+      const dst = this.neighbors[2 * d + 1]!;
+      rounds.push({ sends: [[2 * d + 1, dst]], recvs: [[2 * d, src]] });
+      rounds.push({ sends: [[2 * d, src]], recvs: [[2 * d + 1, dst]] });
+    }
+    return rounds;
+  }
 
   private coordsOf(rank: number): number[] {
     const coords = new Array<number>(this.cartDims.length);
@@ -487,8 +506,15 @@ export class Graphcomm extends Topocomm {
     return made as this;
   }
 
-  protected inNeighbors(): readonly number[] { return this.Get_neighbors(this.live('neighbours').rank); }
-  protected outNeighbors(): readonly number[] { return this.inNeighbors(); }
+  private mine(): number[] { return this.Get_neighbors(this.live('neighbours').rank); }
+  protected inDegree(): number { return this.mine().length; }
+  protected outDegree(): number { return this.mine().length; }
+  /** One round: every neighbour at once (repeated edges match in order). */
+  protected neighborRounds(): NeighborRound[] {
+    const mine = this.mine();
+    const pairs = mine.map((r, i) => [i, r] as const);
+    return [{ recvs: pairs, sends: pairs }];
+  }
 
   private checkNode(call: string, rank: number): void {
     this.live(call);
@@ -534,6 +560,10 @@ export class Distgraphcomm extends Topocomm {
     return made as this;
   }
 
-  protected inNeighbors(): readonly number[] { return this.sources; }
-  protected outNeighbors(): readonly number[] { return this.destinations; }
+  protected inDegree(): number { return this.sources.length; }
+  protected outDegree(): number { return this.destinations.length; }
+  /** One round: every neighbour at once (repeated edges match in order). */
+  protected neighborRounds(): NeighborRound[] {
+    return [{ recvs: this.sources.map((r, i) => [i, r] as const), sends: this.destinations.map((r, j) => [j, r] as const) }];
+  }
 }

@@ -97,6 +97,9 @@ if (size < 2) {
 
   inter.Set_errhandler(MPI.ERRORS_RETURN);
   t.throws(() => inter.Split(0, 0), MPI.ERR_UNSUPPORTED_OPERATION, /intercommunicator/, 'Split on an intercommunicator');
+  t.throws(() => inter.Bcast(new Int32Array(1), 0), MPI.ERR_UNSUPPORTED_OPERATION, /intercommunicator/, 'Bcast on an intercommunicator');
+  t.throws(() => inter.Allreduce(new Int32Array(1), new Int32Array(1)), MPI.ERR_UNSUPPORTED_OPERATION, /intercommunicator/,
+    'Allreduce on an intercommunicator');
   t.throws(() => inter.Send(new Int32Array(1), inter.Get_remote_size()), MPI.ERR_RANK, /out of range/, 'a rank beyond the remote group');
   dup.Free();
   inter.Free();

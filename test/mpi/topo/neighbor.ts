@@ -30,16 +30,31 @@ function checkBlocks(label: string, recv: Int32Array, expected: Array<[number, n
   for (let k = 0; k < K; k++) t.equal(recv[expected.length * K + k], SENTINEL, `${label}: sentinel block untouched`);
 }
 
-function run(label: string, comm: { Neighbor_allgather(s: unknown, r: unknown): void; Neighbor_alltoall(s: unknown, r: unknown): void },
-             ins: number[], outs: number[], expectAlltoall: Array<[number, number] | null>): void {
+interface Neighborly {
+  Neighbor_allgather(s: unknown, r: unknown): void;
+  Neighbor_alltoall(s: unknown, r: unknown): void;
+  Ineighbor_allgather(s: unknown, r: unknown): InstanceType<typeof MPI.Request>;
+  Ineighbor_alltoall(s: unknown, r: unknown): InstanceType<typeof MPI.Request>;
+}
+
+/** Blocking forms, then both non-blocking forms in flight together. */
+function run(label: string, comm: Neighborly, ins: number[], outs: number[], expectAlltoall: Array<[number, number] | null>): void {
+  const expectAllgather = ins.map((r) => (r === MPI.PROC_NULL ? null : [r, -1] as [number, number]));
   const gsend = new Int32Array(K).map((_, k) => value(rank, -1, k));
-  const grecv = new Int32Array((ins.length + 1) * K).fill(SENTINEL);
-  comm.Neighbor_allgather(gsend, grecv);
-  checkBlocks(`${label} Neighbor_allgather`, grecv, ins.map((r) => (r === MPI.PROC_NULL ? null : [r, -1])));
   const asend = new Int32Array(outs.length * K).map((_, x) => value(rank, Math.floor(x / K), x % K));
-  const arecv = new Int32Array((ins.length + 1) * K).fill(SENTINEL);
+  const fresh = (): Int32Array => new Int32Array((ins.length + 1) * K).fill(SENTINEL);
+  const grecv = fresh();
+  comm.Neighbor_allgather(gsend, grecv);
+  checkBlocks(`${label} Neighbor_allgather`, grecv, expectAllgather);
+  const arecv = fresh();
   comm.Neighbor_alltoall(asend, arecv);
   checkBlocks(`${label} Neighbor_alltoall`, arecv, expectAlltoall);
+  const ig = fresh();
+  const ia = fresh();
+  const reqs = [comm.Ineighbor_allgather(gsend, ig), comm.Ineighbor_alltoall(asend, ia)];
+  MPI.Request.Waitall(reqs);
+  checkBlocks(`${label} Ineighbor_allgather`, ig, expectAllgather);
+  checkBlocks(`${label} Ineighbor_alltoall`, ia, expectAlltoall);
 }
 
 // Cart, 1D and 2D, periodic and not: neighbours are (source, dest) of Shift(d, 1) per dimension.
@@ -120,12 +135,14 @@ for (const ndims of [1, 2]) {
   dg.Free();
 }
 
-// Not implemented yet: raise MPI.ERR_UNSUPPORTED_OPERATION.
+// Not implemented yet: raise MPI.ERR_UNSUPPORTED_OPERATION; wrong buffers raise their error.
 {
   const cart = world.Create_cart([size], true);
   cart.Set_errhandler(MPI.ERRORS_RETURN);
-  t.throws(() => cart.Ineighbor_allgather(new Int32Array(1), new Int32Array(2)), MPI.ERR_UNSUPPORTED_OPERATION,
-    /not implemented/, 'Ineighbor_allgather');
+  t.throws(() => cart.Neighbor_allgatherv(new Int32Array(1), new Int32Array(2)), MPI.ERR_UNSUPPORTED_OPERATION,
+    /not implemented/, 'Neighbor_allgatherv');
+  t.throws(() => cart.Neighbor_allgather(new Int32Array(2), new Int32Array(3)), MPI.ERR_BUFFER,
+    /holds less than 2 blocks of 8 bytes/, 'a recvbuf too small');
   cart.Free();
 }
 
