@@ -539,7 +539,8 @@ export class Comm {
 
   /** Collective: MPI.COMM_TYPE_SHARED gives one communicator per node (the ranks sharing memory). */
   Split_type(splitType: number, key = 0, info?: unknown): Intracomm {
-    checkInfo(`${this.name}.Split_type`, info);
+    const badInfo = checkInfo(info);
+    if (badInfo !== null) this.fail('Split_type', ErrorClass.ERR_INFO, badInfo);
     return this.made(splitTypeComm(this, this.live('Split_type'), splitType, key));
   }
 

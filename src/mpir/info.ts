@@ -94,6 +94,11 @@ export class Info {
     return new Info(new Map(this.live('Dup')));
   }
 
+  /** @internal Whether Free was called (INFO_NULL is not freed). */
+  isFreed(): boolean {
+    return this.entries === null && !this.isNull;
+  }
+
   /** Frees the object: later calls raise MPI.ERR_INFO. MPI.INFO_NULL cannot be freed. */
   Free(): void {
     this.live('Free');
@@ -109,11 +114,13 @@ export class Info {
 /** MPI.INFO_NULL: accepted wherever an info argument is; has no entries. */
 export const INFO_NULL: Info = Info.makeNull();
 
-/** Checks an info argument of `call` (undefined, MPI.INFO_NULL or a live Info); throws ERR_INFO otherwise. */
-export function checkInfo(call: string, info: unknown): void {
-  if (info === undefined || info === null || info === INFO_NULL) return;
-  if (!(info instanceof Info)) {
-    throw new MPIException(ErrorClass.ERR_INFO, `${call}: info must be an MPI.Info or MPI.INFO_NULL, got ${describe(info)}`);
-  }
-  info.Get_nkeys();
+/**
+ * What is wrong with an info argument (for the caller to report as MPI.ERR_INFO through its
+ * error handler), or null when it is undefined, MPI.INFO_NULL or a live Info.
+ */
+export function checkInfo(info: unknown): string | null {
+  if (info === undefined || info === null || info === INFO_NULL) return null;
+  if (!(info instanceof Info)) return `info must be an MPI.Info or MPI.INFO_NULL, got ${describe(info)}`;
+  if (info.isFreed()) return 'info has been freed';
+  return null;
 }

@@ -168,7 +168,8 @@ function createDistGraphAdjacent(this: Intracomm, sources: ArrayLike<number>, de
                                  info: unknown = undefined, reorder = false): Distgraphcomm {
   const call = 'Create_dist_graph_adjacent';
   const core = this.coreFor(call);
-  checkInfo(`${this.Get_name()}.${call}`, info);
+  const badInfo = checkInfo(info);
+  if (badInfo !== null) this.fail(call, ErrorClass.ERR_INFO, badInfo);
   const src = intArray(this, call, 'sources', sources, ErrorClass.ERR_RANK);
   const dst = intArray(this, call, 'destinations', destinations, ErrorClass.ERR_RANK);
   for (const [what, list] of [['sources', src], ['destinations', dst]] as const) {

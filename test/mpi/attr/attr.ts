@@ -1,7 +1,7 @@
 /**
  * Communicator attributes: keyvals with and without copy and delete functions; Dup copies through
  * copy_fn (undefined/null/false skip); Delete_attr, replacing a value and Free call delete_fn;
- * the predefined attributes are still there; wrong keys raise MPI.ERR_KEYVAL.
+ * the predefined attributes are still there; wrong keys raise MPI.ERR_KEYVAL. Info arguments.
  */
 import { MPI } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
@@ -78,6 +78,19 @@ world.Delete_attr(skipped);
 t.equal(JSON.stringify(deleted.at(-1)), JSON.stringify(['skipped', 'x']), 'delete_fn of a freed keyval still runs');
 world.Delete_attr(plain);
 world.Delete_attr(asIs);
+
+// Info arguments: MPI.INFO_NULL and Info objects are accepted, anything else is MPI.ERR_INFO.
+const info = MPI.Info.Create();
+info.Set('no_locks', 'true');
+const shared1 = world.Split_type(MPI.COMM_TYPE_SHARED, rank, MPI.INFO_NULL);
+const shared2 = world.Split_type(MPI.COMM_TYPE_SHARED, rank, info);
+t.equal(shared1.Compare(shared2), MPI.CONGRUENT, 'Split_type with INFO_NULL and with an Info');
+t.throws(() => world.Split_type(MPI.COMM_TYPE_SHARED, rank, { no_locks: 'true' }), MPI.ERR_INFO, /must be an MPI.Info/,
+  'a plain object as info');
+info.Free();
+t.throws(() => world.Split_type(MPI.COMM_TYPE_SHARED, rank, info), MPI.ERR_INFO, /freed/, 'a freed Info');
+shared1.Free();
+shared2.Free();
 world.Set_errhandler(MPI.ERRORS_ARE_FATAL);
 
 MPI.Finalize();
