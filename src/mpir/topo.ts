@@ -189,9 +189,58 @@ function createDistGraphAdjacent(this: Intracomm, sources: ArrayLike<number>, de
   return adopt(this, new Distgraphcomm(`distgraph#${made.ctx}`, made, src, dst, sw, dw));
 }
 
-function createDistGraph(this: Intracomm): never {
-  return this.fail('Create_dist_graph', ErrorClass.ERR_UNSUPPORTED_OPERATION,
-    'the general distributed graph constructor is not implemented; use Create_dist_graph_adjacent');
+/**
+ * comm.Create_dist_graph: each process names any edges (sources[i] → degrees[i] destinations
+ * from `destinations`); an allgather of every process's edges tells each process its own in- and
+ * out-neighbours, both in the order of the edges (process by process, then as listed), which is
+ * the order messages between two processes are sent and received in.
+ */
+function createDistGraph(this: Intracomm, sources: ArrayLike<number>, degrees: ArrayLike<number>, destinations: ArrayLike<number>,
+                         weights: ArrayLike<number> | null = null, info: unknown = undefined, reorder = false): Distgraphcomm {
+  const call = 'Create_dist_graph';
+  const core = this.coreFor(call);
+  const badInfo = checkInfo(info);
+  if (badInfo !== null) this.fail(call, ErrorClass.ERR_INFO, badInfo);
+  const src = intArray(this, call, 'sources', sources, ErrorClass.ERR_RANK);
+  const deg = intArray(this, call, 'degrees', degrees);
+  const dst = intArray(this, call, 'destinations', destinations, ErrorClass.ERR_RANK);
+  if (deg.length !== src.length) this.fail(call, ErrorClass.ERR_ARG, `degrees has ${deg.length} entries, sources ${src.length}`);
+  let edges = 0;
+  for (let i = 0; i < deg.length; i++) {
+    if (deg[i]! < 0) this.fail(call, ErrorClass.ERR_ARG, `degrees[${i}] is ${deg[i]} (expected a non-negative integer)`);
+    edges += deg[i]!;
+  }
+  if (edges > dst.length) this.fail(call, ErrorClass.ERR_ARG, `the degrees add up to ${edges}, more than the ${dst.length} destinations`);
+  for (const [what, list] of [['sources', src], ['destinations', dst]] as const) {
+    for (let i = 0; i < list.length; i++) {
+      if (list[i]! < 0 || list[i]! >= core.size) {
+        this.fail(call, ErrorClass.ERR_RANK, `${what}[${i}] is ${list[i]} (expected 0..${core.size - 1})`);
+      }
+    }
+  }
+  const w = weights === null ? null : intArray(this, call, 'weights', weights);
+  if (w !== null && w.length < edges) this.fail(call, ErrorClass.ERR_ARG, `weights has ${w.length} entries for ${edges} edges`);
+  void reorder;
+  const all = this.allgather({ src, deg, dst, w }) as Array<{ src: number[]; deg: number[]; dst: number[]; w: number[] | null }>;
+  const ins: number[] = [];
+  const outs: number[] = [];
+  const inW: number[] = [];
+  const outW: number[] = [];
+  let weighted = false;
+  for (const p of all) {
+    if (p.w !== null) weighted = true;
+    for (let i = 0, e = 0; i < p.src.length; i++) {
+      for (let k = 0; k < p.deg[i]!; k++, e++) {
+        const from = p.src[i]!;
+        const to = p.dst[e]!;
+        const weight = p.w === null ? 1 : p.w[e]!;
+        if (from === core.rank) { outs.push(to); outW.push(weight); }
+        if (to === core.rank) { ins.push(from); inW.push(weight); }
+      }
+    }
+  }
+  const made = dupComm(this, core);
+  return adopt(this, new Distgraphcomm(`distgraph#${made.ctx}`, made, ins, outs, weighted ? inW : null, weighted ? outW : null));
 }
 
 declare module './comm.js' {
@@ -204,8 +253,9 @@ declare module './comm.js' {
     Create_dist_graph_adjacent(sources: ArrayLike<number>, destinations: ArrayLike<number>,
                                sourceweights?: ArrayLike<number> | null, destweights?: ArrayLike<number> | null,
                                info?: unknown, reorder?: boolean): Distgraphcomm;
-    /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
-    Create_dist_graph(...args: unknown[]): never;
+    /** Collective: a Distgraphcomm from edges any process may name (sources[i] → degrees[i] of destinations). */
+    Create_dist_graph(sources: ArrayLike<number>, degrees: ArrayLike<number>, destinations: ArrayLike<number>,
+                      weights?: ArrayLike<number> | null, info?: unknown, reorder?: boolean): Distgraphcomm;
   }
 }
 

@@ -135,6 +135,33 @@ for (const ndims of [1, 2]) {
   dg.Free();
 }
 
+// General dist graph: rank 0 names the ring edges r -> r+1 of every process; each other rank p
+// names p -> p+2. Neighbours follow the edge order (process by process, then as listed).
+{
+  const edgeList: Array<[number, number]> = [];
+  for (let r = 0; r < size; r++) edgeList.push([r, (r + 1) % size]);
+  for (let p = 1; p < size; p++) edgeList.push([p, (p + 2) % size]);
+  const insOf = (r: number): number[] => edgeList.filter(([, b]) => b === r).map(([a]) => a);
+  const outsOf = (r: number): number[] => edgeList.filter(([a]) => a === r).map(([, b]) => b);
+  const dg = rank === 0
+    ? world.Create_dist_graph(Array.from({ length: size }, (_, r) => r), new Array<number>(size).fill(1),
+      Array.from({ length: size }, (_, r) => (r + 1) % size))
+    : world.Create_dist_graph([rank], [1], [(rank + 2) % size], null, MPI.INFO_NULL);
+  const ins = insOf(rank);
+  const outs = outsOf(rank);
+  t.equal(JSON.stringify(dg.Get_dist_neighbors()), JSON.stringify([ins, outs, null]), 'general dist graph: neighbours');
+  const used = new Map<number, number>();
+  const expected = ins.map((s) => {
+    const nth = used.get(s) ?? 0;
+    used.set(s, nth + 1);
+    let count = -1;
+    const j = outsOf(s).findIndex((x) => x === rank && ++count === nth);
+    return [s, j] as [number, number];
+  });
+  run('general dist graph', dg, ins, outs, expected);
+  dg.Free();
+}
+
 // Not implemented yet: raise MPI.ERR_UNSUPPORTED_OPERATION; wrong buffers raise their error.
 {
   const cart = world.Create_cart([size], true);
