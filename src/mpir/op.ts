@@ -61,6 +61,7 @@ export class Op {
     if (this === OP_NULL) return 'MPI.OP_NULL is not an op';
     if (this.family === 'any') return null;
     const k = dt.kind;
+    if (k === 'pair' && !dt.predefined) return `${this.name} on a derived type of pairs (${dt.name}) is not supported; use the pair type itself`;
     const ok = allowed(this.family, k);
     return ok ? null : `${this.name} is not defined on ${dt.name} (${familyText[this.family]})`;
   }
@@ -76,11 +77,12 @@ export class Op {
       applyLoc(this === MAXLOC, inBytes, inoutBytes, count, dt);
       return;
     }
-    const n = dt.kind === 'pair' ? count * dt.size : count;
+    // Elements of the basic kind: a derived (contiguous) type holds several per item.
+    const n = dt.kind === 'pair' ? count * dt.size : (count * dt.size) / (CTORS[dt.kind]?.BYTES_PER_ELEMENT ?? 1);
     const a = view(inBytes, n, dt.kind, false);
     const b = view(inoutBytes, n, dt.kind, true);
     if (this.userFn !== null) this.userFn(a, b, dt);
-    else applyPredefined(this, a as Numeric, b as Numeric, count, dt.kind);
+    else applyPredefined(this, a as Numeric, b as Numeric, n, dt.kind);
     if (b.buffer !== inoutBytes.buffer || b.byteOffset !== inoutBytes.byteOffset) {
       inoutBytes.set(new Uint8Array(b.buffer, b.byteOffset, count * dt.size));
     }

@@ -87,6 +87,13 @@ describe('MPI.Op predefined', () => {
     assert.deepEqual([l2.getBigInt64(0, true), l2.getInt32(8, true)], [2n ** 40n, 6]);
   });
 
+  it('a contiguous derived type reduces every basic element it holds', () => {
+    const t3 = Datatypes.INT.Create_contiguous(3).Commit();
+    const b = Int32Array.of(1, 1, 1, 1, 1, 1);
+    SUM.apply(bytes(Int32Array.of(1, 2, 3, 4, 5, 6)), bytes(b), 2, t3);
+    assert.deepEqual([...b], [2, 3, 4, 5, 6, 7]);
+  });
+
   it('misaligned operand bytes still reduce correctly', () => {
     const raw = new Uint8Array(17);
     const a = new Uint8Array(raw.buffer, 1, 16);
