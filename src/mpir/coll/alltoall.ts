@@ -3,7 +3,7 @@ import { COLL_ALLTOALL } from '../config.js';
 import { Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
-import { type Call, decode, decodeV, execute, fail, intList, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, checkContiguous, decode, decodeV, execute, fail, intList, isInPlace, newSchedule, type Schedule } from './common.js';
 
 const choice = COLL_ALLTOALL.read();
 /**
@@ -125,6 +125,7 @@ function fromW(c: Call, arg: unknown, what: string): Blocks {
   for (let r = 0; r < size; r++) {
     const t = types[r] as unknown;
     if (!(t instanceof Datatype) || t.size === 0) fail(c, ErrorClass.ERR_TYPE, `${what} datatypes[${r}]: expected an MPI.Datatype, got ${describe(t)}`);
+    checkContiguous(c, t, `${what} datatypes[${r}]`);
     len.push(counts[r]! * t.size);
     if (displs[r]! + len[r]! > bytes.length) {
       fail(c, ErrorClass.ERR_BUFFER, `${what}: block ${r} (byte displacement ${displs[r]}, ${len[r]} bytes) does not fit ${bytes.length} bytes`);

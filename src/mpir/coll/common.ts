@@ -77,6 +77,7 @@ export function decodeV(c: Call, arg: unknown, what: string, n: number): Decoded
     fail(c, ErrorClass.ERR_BUFFER, `${what}: expected a TypedArray, DataView, Buffer or ArrayBuffer, got ${describe(data)}`);
   }
   if (!(dt instanceof Datatype) || dt.size === 0) fail(c, ErrorClass.ERR_TYPE, `${what}: expected an MPI.Datatype, got ${describe(dt)}`);
+  checkContiguous(c, dt, what);
   const cs = intList(c, counts, `${what} counts`, n);
   let ds: number[];
   if (displs === null || displs === undefined) {
@@ -97,6 +98,14 @@ export function decodeV(c: Call, arg: unknown, what: string, n: number): Decoded
     }
   }
   return { data: bytes, counts: cs, displs: ds, datatype: dt };
+}
+
+/** The v- and w-variants move contiguous data only: other derived types raise ERR_UNSUPPORTED_OPERATION. */
+export function checkContiguous(c: Call, dt: Datatype, what: string): void {
+  if ((dt as { contiguous?: boolean }).contiguous === false) {
+    fail(c, ErrorClass.ERR_UNSUPPORTED_OPERATION, `${what}: ${dt.name} is a non-contiguous datatype, which the ` +
+      'v- and w-variant collectives do not support yet');
+  }
 }
 
 export function intList(c: Call, x: unknown, what: string, n: number): number[] {
