@@ -1,5 +1,6 @@
+import v8 from 'node:v8';
 import { describe } from './buffer.js';
-import { type Call, decode, execute, newSchedule } from './coll/common.js';
+import { type Call, type Schedule, decode, execute, newSchedule } from './coll/common.js';
 import { copyAttrs } from './attributes.js';
 import { COMM_NULL, Comm, Intracomm, type CommCore } from './comm.js';
 import { dupComm, splitComm } from './comm-manage.js';
@@ -16,7 +17,8 @@ import { runtime } from './runtime.js';
  * neighbours); MPI.Compute_dims balances a grid. Ranks are never reordered (reorder is allowed to
  * keep the order). The new communicator takes its context id the way Split does (comm-manage.ts).
  *
- * Neighbour collectives (Neighbor_allgather, Neighbor_alltoall and their non-blocking forms) are
+ * Neighbour collectives (Neighbor_allgather, Neighbor_alltoall, their non-blocking forms, and the
+ * object forms neighbor_allgather / neighbor_alltoall, which send sizes first) are
  * schedules of the collectives engine (coll/schedule.ts): point-to-point on the communicator's
  * collective context (ctx + 1) with its next collective tag, advanced by the engine's progress
  * hook. Block order is the standard's: a Cartcomm's neighbours are, per dimension d, the source
@@ -341,6 +343,46 @@ abstract class Topocomm extends Intracomm {
     }
     const sendBlock = (j: number): Uint8Array => (alltoall ? send.subarray(j * block, (j + 1) * block) : send);
     const recvBlock = (i: number): Uint8Array => recv.subarray(i * block, (i + 1) * block);
+    return execute(c, this.neighborSchedule(c, sendBlock, recvBlock), nonblocking);
+  }
+
+  /** Collective: each out-neighbour gets obj; the values of the in-neighbours, in order (null for MPI.PROC_NULL). */
+  neighbor_allgather(obj: unknown): unknown[] {
+    const bytes = v8.serialize(obj);
+    return this.neighborObjects('neighbor_allgather', () => bytes);
+  }
+
+  /** Collective: objs[i] goes to out-neighbour i; the values of the in-neighbours, in order (null for MPI.PROC_NULL). */
+  neighbor_alltoall(objs: unknown[]): unknown[] {
+    const nOut = this.outDegree();
+    if (!Array.isArray(objs) || objs.length !== nOut) {
+      this.fail('neighbor_alltoall', ErrorClass.ERR_ARG, `objs must be an array of ${nOut} values (one per out-neighbour), ` +
+        `got ${Array.isArray(objs) ? `${objs.length} values` : describe(objs)}`);
+    }
+    const bytes = objs.map((o) => v8.serialize(o));
+    return this.neighborObjects('neighbor_alltoall', (j) => bytes[j]!);
+  }
+
+  /** Object forms: the sizes first (one int32 per block), then the serialized values. */
+  private neighborObjects(name: string, sendBytes: (j: number) => Uint8Array): unknown[] {
+    const c: Call = { comm: this, core: this.live(name), world: runtime.requireRunning(name), name };
+    const nIn = this.inDegree();
+    const nOut = this.outDegree();
+    const sendSizes = new Int32Array(nOut);
+    for (let j = 0; j < nOut; j++) sendSizes[j] = sendBytes(j).length;
+    const sizes = new Int32Array(nIn).fill(-1);
+    const sendSizeBytes = new Uint8Array(sendSizes.buffer);
+    const sizeBytes = new Uint8Array(sizes.buffer);
+    execute(c, this.neighborSchedule(c, (j) => sendSizeBytes.subarray(4 * j, 4 * j + 4),
+      (i) => sizeBytes.subarray(4 * i, 4 * i + 4)), false);
+    const received = Array.from(sizes, (n) => (n < 0 ? null : new Uint8Array(n)));
+    execute(c, this.neighborSchedule(c, sendBytes, (i) => received[i]!), false);
+    return received.map((b) => (b === null ? null : v8.deserialize(b)));
+  }
+
+  /** One schedule of a neighbour collective: block i of the receive side from in-neighbour i, block j to out-neighbour j. */
+  private neighborSchedule(c: Call, sendBlock: (j: number) => Uint8Array, recvBlock: (i: number) => Uint8Array): Schedule {
+    const name = c.name;
     const me = c.core.rank;
     const s = newSchedule(c);
     for (const round of this.neighborRounds()) {
@@ -365,7 +407,7 @@ abstract class Topocomm extends Intracomm {
         s.local(() => to.set(from));
       }
     }
-    return execute(c, s, nonblocking);
+    return s;
   }
 }
 

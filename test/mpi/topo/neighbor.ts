@@ -35,6 +35,8 @@ interface Neighborly {
   Neighbor_alltoall(s: unknown, r: unknown): void;
   Ineighbor_allgather(s: unknown, r: unknown): InstanceType<typeof MPI.Request>;
   Ineighbor_alltoall(s: unknown, r: unknown): InstanceType<typeof MPI.Request>;
+  neighbor_allgather(obj: unknown): unknown[];
+  neighbor_alltoall(objs: unknown[]): unknown[];
 }
 
 /** Blocking forms, then both non-blocking forms in flight together. */
@@ -55,6 +57,13 @@ function run(label: string, comm: Neighborly, ins: number[], outs: number[], exp
   MPI.Request.Waitall(reqs);
   checkBlocks(`${label} Ineighbor_allgather`, ig, expectAllgather);
   checkBlocks(`${label} Ineighbor_alltoall`, ia, expectAlltoall);
+  // Object forms: values of different sizes per neighbour.
+  const objs = comm.neighbor_allgather({ from: rank, pad: 'x'.repeat(rank * 50) });
+  t.equal(JSON.stringify(objs.map((o) => (o === null ? null : (o as { from: number }).from))),
+    JSON.stringify(ins.map((r) => (r === MPI.PROC_NULL ? null : r))), `${label} neighbor_allgather`);
+  const got = comm.neighbor_alltoall(outs.map((_, j) => ({ from: rank, j, pad: 'y'.repeat(j * 30) })));
+  t.equal(JSON.stringify(got.map((o) => (o === null ? null : [(o as { from: number }).from, (o as { j: number }).j]))),
+    JSON.stringify(expectAlltoall), `${label} neighbor_alltoall`);
 }
 
 // Cart, 1D and 2D, periodic and not: neighbours are (source, dest) of Shift(d, 1) per dimension.
