@@ -40,7 +40,7 @@ function build(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, co
 }
 
 function run(c: Call, sendbuf: unknown, recvbuf: unknown, counts: number[], op: unknown, nonblocking: boolean): Request | undefined {
-  const { rank, size } = c.core;
+  const rank = c.core.rank;
   const recv = decode(c, recvbuf, 'recvbuf');
   const total = counts.reduce((a, b) => a + b, 0);
   let acc: Uint8Array;
@@ -57,7 +57,6 @@ function run(c: Call, sendbuf: unknown, recvbuf: unknown, counts: number[], op: 
     acc = send.bytes.slice();
   }
   const red: Reduction = { op: checkOp(c, op, dt), count: total, datatype: dt };
-  void size;
   const s = newSchedule(c);
   build(s, acc, recv.bytes, red, counts);
   return execute(c, s, nonblocking);
