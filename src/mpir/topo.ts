@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import { describe } from './buffer.js';
-import { type Call, type Schedule, decode, execute, newSchedule } from './coll/common.js';
+import { type Call, type Schedule, decode, decodeV, execute, newSchedule } from './coll/common.js';
 import { copyAttrs } from './attributes.js';
 import { COMM_NULL, Comm, Intracomm, type CommCore } from './comm.js';
 import { dupComm, splitComm } from './comm-manage.js';
@@ -17,8 +17,8 @@ import { runtime } from './runtime.js';
  * neighbours); MPI.Compute_dims balances a grid. Ranks are never reordered (reorder is allowed to
  * keep the order). The new communicator takes its context id the way Split does (comm-manage.ts).
  *
- * Neighbour collectives (Neighbor_allgather, Neighbor_alltoall, their non-blocking forms, and the
- * object forms neighbor_allgather / neighbor_alltoall, which send sizes first) are
+ * Neighbour collectives (Neighbor_allgather, Neighbor_alltoall, their v-variants and non-blocking
+ * forms, and the object forms neighbor_allgather / neighbor_alltoall, which send sizes first) are
  * schedules of the collectives engine (coll/schedule.ts): point-to-point on the communicator's
  * collective context (ctx + 1) with its next collective tag, advanced by the engine's progress
  * hook. Block order is the standard's: a Cartcomm's neighbours are, per dimension d, the source
@@ -303,19 +303,49 @@ abstract class Topocomm extends Intracomm {
     return this.neighbor('Ineighbor_alltoall', sendbuf, recvbuf, true, true)!;
   }
 
-  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
-  Neighbor_allgatherv(..._args: unknown[]): never {
-    return this.fail('Neighbor_allgatherv', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the v and w neighbour collectives are not implemented');
+  /** Collective: like Neighbor_allgather, block i of recvbuf ([buf, [counts, displs], datatype]) sized per in-neighbour. */
+  Neighbor_allgatherv(sendbuf: unknown, recvbuf: unknown): void {
+    this.neighborV('Neighbor_allgatherv', sendbuf, recvbuf, false, false);
   }
 
-  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
-  Neighbor_alltoallv(..._args: unknown[]): never {
-    return this.fail('Neighbor_alltoallv', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the v and w neighbour collectives are not implemented');
+  /** Collective: like Neighbor_alltoall with [buf, [counts, displs], datatype] on both sides. */
+  Neighbor_alltoallv(sendbuf: unknown, recvbuf: unknown): void {
+    this.neighborV('Neighbor_alltoallv', sendbuf, recvbuf, true, false);
+  }
+
+  Ineighbor_allgatherv(sendbuf: unknown, recvbuf: unknown): Request {
+    return this.neighborV('Ineighbor_allgatherv', sendbuf, recvbuf, false, true)!;
+  }
+
+  Ineighbor_alltoallv(sendbuf: unknown, recvbuf: unknown): Request {
+    return this.neighborV('Ineighbor_alltoallv', sendbuf, recvbuf, true, true)!;
   }
 
   /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
   Neighbor_alltoallw(..._args: unknown[]): never {
-    return this.fail('Neighbor_alltoallw', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the v and w neighbour collectives are not implemented');
+    return this.fail('Neighbor_alltoallw', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the w neighbour collectives are not implemented');
+  }
+
+  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
+  Ineighbor_alltoallw(..._args: unknown[]): never {
+    return this.fail('Ineighbor_alltoallw', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the w neighbour collectives are not implemented');
+  }
+
+  /** The v-variants: blocks where counts and displs (in elements of the datatype) put them. */
+  private neighborV(name: string, sendbuf: unknown, recvbuf: unknown, alltoall: boolean, nonblocking: boolean): Request | undefined {
+    const c: Call = { comm: this, core: this.live(name), world: runtime.requireRunning(name), name };
+    const recv = decodeV(c, recvbuf, 'recvbuf', this.inDegree());
+    const recvBlock = (i: number): Uint8Array =>
+      recv.data.subarray(recv.displs[i]! * recv.datatype.size, (recv.displs[i]! + recv.counts[i]!) * recv.datatype.size);
+    let sendBlock: (j: number) => Uint8Array;
+    if (alltoall) {
+      const send = decodeV(c, sendbuf, 'sendbuf', this.outDegree());
+      sendBlock = (j) => send.data.subarray(send.displs[j]! * send.datatype.size, (send.displs[j]! + send.counts[j]!) * send.datatype.size);
+    } else {
+      const send = decode(c, sendbuf, 'sendbuf').bytes;
+      sendBlock = () => send;
+    }
+    return execute(c, this.neighborSchedule(c, sendBlock, recvBlock), nonblocking);
   }
 
   /**
@@ -404,6 +434,9 @@ abstract class Topocomm extends Intracomm {
       for (let k = 0; k < selfRecvs.length; k++) {
         const to = recvBlock(selfRecvs[k]!);
         const from = sendBlock(selfSends[k]!);
+        if (to.length !== from.length) {
+          this.fail(name, ErrorClass.ERR_COUNT, `this process sends itself ${from.length} bytes where ${to.length} are expected`);
+        }
         s.local(() => to.set(from));
       }
     }

@@ -35,6 +35,9 @@ interface Neighborly {
   Neighbor_alltoall(s: unknown, r: unknown): void;
   Ineighbor_allgather(s: unknown, r: unknown): InstanceType<typeof MPI.Request>;
   Ineighbor_alltoall(s: unknown, r: unknown): InstanceType<typeof MPI.Request>;
+  Neighbor_allgatherv(s: unknown, r: unknown): void;
+  Neighbor_alltoallv(s: unknown, r: unknown): void;
+  Ineighbor_alltoallv(s: unknown, r: unknown): InstanceType<typeof MPI.Request>;
   neighbor_allgather(obj: unknown): unknown[];
   neighbor_alltoall(objs: unknown[]): unknown[];
 }
@@ -57,6 +60,29 @@ function run(label: string, comm: Neighborly, ins: number[], outs: number[], exp
   MPI.Request.Waitall(reqs);
   checkBlocks(`${label} Ineighbor_allgather`, ig, expectAllgather);
   checkBlocks(`${label} Ineighbor_alltoall`, ia, expectAlltoall);
+  // v-variants: blocks in reverse order with a gap of one element between them.
+  const nIn = ins.length;
+  const nOut = outs.length;
+  const rdispls = ins.map((_, i) => (nIn - 1 - i) * (K + 1));
+  const rcounts = ins.map(() => K);
+  const vrecv = (): Int32Array => new Int32Array(nIn * (K + 1)).fill(SENTINEL);
+  const unpermute = (v: Int32Array): Int32Array => {
+    const out = new Int32Array((nIn + 1) * K).fill(SENTINEL);
+    for (let i = 0; i < nIn; i++) out.set(v.subarray(rdispls[i]!, rdispls[i]! + K), i * K);
+    return out;
+  };
+  const gv = vrecv();
+  comm.Neighbor_allgatherv(gsend, [gv, [rcounts, rdispls], MPI.INT]);
+  checkBlocks(`${label} Neighbor_allgatherv`, unpermute(gv), expectAllgather);
+  const sdispls = outs.map((_, j) => (nOut - 1 - j) * K);
+  const vsend = new Int32Array(nOut * K);
+  for (let j = 0; j < nOut; j++) vsend.set(asend.subarray(j * K, (j + 1) * K), sdispls[j]!);
+  const av = vrecv();
+  comm.Neighbor_alltoallv([vsend, [outs.map(() => K), sdispls], MPI.INT], [av, [rcounts, rdispls], MPI.INT]);
+  checkBlocks(`${label} Neighbor_alltoallv`, unpermute(av), expectAlltoall);
+  const iav = vrecv();
+  comm.Ineighbor_alltoallv([vsend, [outs.map(() => K), sdispls], MPI.INT], [iav, [rcounts, rdispls], MPI.INT]).Wait();
+  checkBlocks(`${label} Ineighbor_alltoallv`, unpermute(iav), expectAlltoall);
   // Object forms: values of different sizes per neighbour.
   const objs = comm.neighbor_allgather({ from: rank, pad: 'x'.repeat(rank * 50) });
   t.equal(JSON.stringify(objs.map((o) => (o === null ? null : (o as { from: number }).from))),
@@ -175,8 +201,8 @@ for (const ndims of [1, 2]) {
 {
   const cart = world.Create_cart([size], true);
   cart.Set_errhandler(MPI.ERRORS_RETURN);
-  t.throws(() => cart.Neighbor_allgatherv(new Int32Array(1), new Int32Array(2)), MPI.ERR_UNSUPPORTED_OPERATION,
-    /not implemented/, 'Neighbor_allgatherv');
+  t.throws(() => cart.Neighbor_alltoallw(new Int32Array(1), new Int32Array(2)), MPI.ERR_UNSUPPORTED_OPERATION,
+    /not implemented/, 'Neighbor_alltoallw');
   t.throws(() => cart.Neighbor_allgather(new Int32Array(2), new Int32Array(3)), MPI.ERR_BUFFER,
     /holds less than 2 blocks of 8 bytes/, 'a recvbuf too small');
   cart.Free();
