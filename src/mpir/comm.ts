@@ -17,7 +17,7 @@ import { ErrorClass } from './error-classes.js';
 import * as coll from './coll/index.js';
 import { SUM, type Op, type ValueFunction } from './op.js';
 import { Errhandler } from './errhandler.js';
-import { checkInfo } from './info.js';
+import { INFO_NULL, type Info, checkInfo, copyHints, getHints, setHints } from './info.js';
 import { MPIException } from './exception.js';
 import type { Group } from './group.js';
 import { Message, Prequest, Request, fillEmpty, fillStatus } from './request.js';
@@ -521,12 +521,44 @@ export class Comm {
     return commGroup(this.live('Get_group'));
   }
 
-  /** Collective: a new communicator with the same members in the same order. */
-  Dup(): this {
-    const dup = this.made(dupComm(this, this.live('Dup')));
-    copyAttrs(this, dup);
+  /** Collective: a new communicator with the same members in the same order (and info's hints, if given). */
+  Dup(info?: unknown): this {
+    const core = this.live('Dup');
+    this.checkInfoArg('Dup', info);
+    const dup = this.made(dupComm(this, core));
+    this.inherit(dup, info);
     // A communicator of the receiver's class: topo.ts and intercomm.ts override Dup for theirs.
     return dup as unknown as this;
+  }
+
+  /** Collective: Dup with the hints of info. */
+  Dup_with_info(info: unknown): this {
+    return this.Dup(info ?? INFO_NULL);
+  }
+
+  /** Sets the hints of this communicator (tsmpi reads none yet; Get_info returns them). */
+  Set_info(info: unknown): void {
+    this.live('Set_info');
+    this.checkInfoArg('Set_info', info);
+    setHints(this, info);
+  }
+
+  /** A new MPI.Info with the hints of this communicator. */
+  Get_info(): Info {
+    this.live('Get_info');
+    return getHints(this);
+  }
+
+  /** @internal What a duplicate takes from its original: attributes (through copy_fn) and hints. */
+  inherit(dup: Comm, info: unknown): void {
+    copyAttrs(this, dup);
+    copyHints(this, dup, info);
+  }
+
+  /** @internal Reports a bad info argument as MPI.ERR_INFO. */
+  checkInfoArg(call: string, info: unknown): void {
+    const bad = checkInfo(info);
+    if (bad !== null) this.fail(call, ErrorClass.ERR_INFO, bad);
   }
 
   /**
@@ -539,8 +571,7 @@ export class Comm {
 
   /** Collective: MPI.COMM_TYPE_SHARED gives one communicator per node (the ranks sharing memory). */
   Split_type(splitType: number, key = 0, info?: unknown): Intracomm {
-    const badInfo = checkInfo(info);
-    if (badInfo !== null) this.fail('Split_type', ErrorClass.ERR_INFO, badInfo);
+    this.checkInfoArg('Split_type', info);
     return this.made(splitTypeComm(this, this.live('Split_type'), splitType, key));
   }
 

@@ -111,6 +111,28 @@ export class Info {
   }
 }
 
+/** Hints set on an object with Set_info or given at its creation (tsmpi reads none of them yet). */
+const hints = new WeakMap<object, Map<string, string>>();
+
+/** obj.Set_info: remembers a copy of info's entries (MPI.INFO_NULL: none). */
+export function setHints(obj: object, info: unknown): void {
+  if (info instanceof Info && info !== INFO_NULL) hints.set(obj, new Map(info.items()));
+  else hints.delete(obj);
+}
+
+/** obj.Get_info: a new Info with the hints of obj. */
+export function getHints(obj: object): Info {
+  const info = Info.Create();
+  for (const [k, v] of hints.get(obj) ?? []) info.Set(k, v);
+  return info;
+}
+
+/** A duplicate's hints: info when one is given, else those of the original. */
+export function copyHints(from: object, to: object, info: unknown): void {
+  if (info !== undefined) setHints(to, info);
+  else if (hints.has(from)) hints.set(to, new Map(hints.get(from)!));
+}
+
 /** MPI.INFO_NULL: accepted wherever an info argument is; has no entries. */
 export const INFO_NULL: Info = Info.makeNull();
 

@@ -1,7 +1,6 @@
 import v8 from 'node:v8';
 import { MODE_STANDARD, type CoreRequest } from '../mpid/index.js';
 import type { World } from '../mpid/world.js';
-import { copyAttrs } from './attributes.js';
 import { describe } from './buffer.js';
 import { allMembers, allgatherInts, allreduceMaxInt, type Participants } from './coll-internal.js';
 import { Comm, Intracomm, type CommCore } from './comm.js';
@@ -43,7 +42,7 @@ const SUPPORTED = new Set([
   'Send', 'Ssend', 'Bsend', 'Rsend', 'Recv', 'Isend', 'Issend', 'Ibsend', 'Irsend', 'Irecv',
   'Send_init', 'Ssend_init', 'Bsend_init', 'Rsend_init', 'Recv_init', 'Sendrecv', 'Sendrecv_replace',
   'Probe', 'Iprobe', 'Mprobe', 'Improbe', 'irecv', 'Message.Recv', 'Message.Irecv',
-  'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare',
+  'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare', 'Set_info', 'Get_info',
   'Get_remote_size', 'Get_remote_group', 'Get_group', 'Get_rank', 'Get_size', 'rank', 'size', 'Is_inter',
 ]);
 
@@ -100,14 +99,15 @@ export class Intercomm extends Comm {
   }
 
   /** Collective over both groups: the same groups on a new context, with the attributes copy_fn keeps. */
-  override Dup(): this {
+  override Dup(info?: unknown): this {
     const core = this.live('Dup');
+    this.checkInfoArg('Dup', info);
     const world = runtime.requireRunning('Dup');
     const u = this.union(core);
     const ctx = takeAgreedCtx(this, 'Dup', allreduceMaxInt(world, u.p, nextFreeCtx(), TAG_DUP));
     const made = new Intercomm(`intercomm#${ctx}`, { ...core, ctx }, { ...this.local, ctx });
     made.Set_errhandler(this.Get_errhandler());
-    copyAttrs(this, made);
+    this.inherit(made, info);
     return made as this;
   }
 

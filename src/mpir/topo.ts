@@ -1,7 +1,6 @@
 import v8 from 'node:v8';
 import { describe } from './buffer.js';
 import { type Call, type Schedule, decode, decodeV, execute, newSchedule } from './coll/common.js';
-import { copyAttrs } from './attributes.js';
 import { COMM_NULL, Comm, Intracomm, type CommCore } from './comm.js';
 import { dupComm, splitComm } from './comm-manage.js';
 import { PROC_NULL, UNDEFINED } from './constants.js';
@@ -536,10 +535,12 @@ export class Cartcomm extends Topocomm {
   }
 
   /** Collective: the same grid on a new context, with the attributes copy_fn keeps. */
-  override Dup(): this {
-    const core = dupComm(this, this.live('Dup'));
+  override Dup(info?: unknown): this {
+    const parent = this.live('Dup');
+    this.checkInfoArg('Dup', info);
+    const core = dupComm(this, parent);
     const made = adopt(this, new Cartcomm(`cart#${core.ctx}`, core, this.cartDims, this.cartPeriods));
-    copyAttrs(this, made);
+    this.inherit(made, info);
     return made as this;
   }
 
@@ -625,10 +626,12 @@ export class Graphcomm extends Topocomm {
     return this.index[rank]! - (rank === 0 ? 0 : this.index[rank - 1]!);
   }
 
-  override Dup(): this {
-    const core = dupComm(this, this.live('Dup'));
+  override Dup(info?: unknown): this {
+    const parent = this.live('Dup');
+    this.checkInfoArg('Dup', info);
+    const core = dupComm(this, parent);
     const made = adopt(this, new Graphcomm(`graph#${core.ctx}`, core, this.index, this.edges));
-    copyAttrs(this, made);
+    this.inherit(made, info);
     return made as this;
   }
 
@@ -678,11 +681,13 @@ export class Distgraphcomm extends Topocomm {
       weighted ? [this.sourceweights?.slice() ?? null, this.destweights?.slice() ?? null] : null];
   }
 
-  override Dup(): this {
-    const core = dupComm(this, this.live('Dup'));
+  override Dup(info?: unknown): this {
+    const parent = this.live('Dup');
+    this.checkInfoArg('Dup', info);
+    const core = dupComm(this, parent);
     const made = adopt(this, new Distgraphcomm(`distgraph#${core.ctx}`, core, this.sources, this.destinations,
       this.sourceweights, this.destweights));
-    copyAttrs(this, made);
+    this.inherit(made, info);
     return made as this;
   }
 

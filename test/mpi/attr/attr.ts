@@ -87,6 +87,23 @@ const shared2 = world.Split_type(MPI.COMM_TYPE_SHARED, rank, info);
 t.equal(shared1.Compare(shared2), MPI.CONGRUENT, 'Split_type with INFO_NULL and with an Info');
 t.throws(() => world.Split_type(MPI.COMM_TYPE_SHARED, rank, { no_locks: 'true' }), MPI.ERR_INFO, /must be an MPI.Info/,
   'a plain object as info');
+// Hints: Set_info / Get_info; Dup keeps them, Dup(info) and Dup_with_info replace them.
+const hinted = world.Dup();
+hinted.Set_info(info);
+t.equal(hinted.Get_info().Get('no_locks'), 'true', 'Get_info after Set_info');
+t.equal(world.Get_info().Get_nkeys(), 0, 'no hints on COMM_WORLD');
+const keeps = hinted.Dup();
+t.equal(keeps.Get_info().Get('no_locks'), 'true', 'Dup keeps the hints');
+const other = MPI.Info.Create();
+other.Set('mode', 'fast');
+const replaced = hinted.Dup(other);
+t.equal(replaced.Get_info().Get('no_locks'), null, 'Dup(info) replaces the hints');
+t.equal(replaced.Get_info().Get('mode'), 'fast', 'Dup(info) takes the given hints');
+const cleared = hinted.Dup_with_info(MPI.INFO_NULL);
+t.equal(cleared.Get_info().Get_nkeys(), 0, 'Dup_with_info(INFO_NULL) has no hints');
+t.throws(() => hinted.Dup(42), MPI.ERR_INFO, /must be an MPI.Info/, 'Dup with a number as info');
+for (const c of [hinted, keeps, replaced, cleared]) c.Free();
+other.Free();
 info.Free();
 t.throws(() => world.Split_type(MPI.COMM_TYPE_SHARED, rank, info), MPI.ERR_INFO, /freed/, 'a freed Info');
 shared1.Free();
