@@ -10,7 +10,8 @@
  *   4                         1.23
  *
  * Sizes are bytes per rank (per block for gather, scatter, allgather and alltoall), as in OMB.
- * Options are util.ts's (-m, -i, -x, -h, -v); -c is accepted and ignored.
+ * Options are util.ts's (-m, -i, -x, -h, -v); -c is accepted and ignored. The whole table is
+ * run once untimed before it is measured, as osu_latency does (TSMPI_BENCH_JIT_WARMUP=0 skips it).
  */
 import { MPI } from '../../src/index.js';
 import { type BenchmarkSpec, FIELD_WIDTH, finish, formatRow, headerLine, iterationsFor, messageSizes, out, start, warmupFor } from './util.js';
@@ -40,6 +41,15 @@ export function runCollective(bench: CollBench): never {
   }
   const sizes = bench.sizeless ? [0] : messageSizes(spec, o).filter((s) => s > 0);
   const total = new Float64Array(1);
+  // As osu_latency: an untimed pass over the whole table first, so that rows time compiled
+  // code rather than the JIT (TSMPI_BENCH_JIT_WARMUP=0 skips it).
+  if (process.env.TSMPI_BENCH_JIT_WARMUP !== '0') {
+    for (const size of sizes) {
+      const op = bench.prepare(comm, size);
+      comm.Barrier();
+      for (let i = warmupFor(o, size) + iterationsFor(o, size); i > 0; i--) op();
+    }
+  }
   for (const size of sizes) {
     const op = bench.prepare(comm, size);
     const iterations = iterationsFor(o, size);
