@@ -12,12 +12,12 @@ import { GROUP_EMPTY, Group } from './group.js';
 import { Message, Prequest, Request } from './request.js';
 import { Status } from './status.js';
 import { bsendBuffer } from './bsend.js';
+import { Op, Ops } from './op.js';
+import { IN_PLACE } from './coll/index.js';
 import { KEYVAL_INVALID } from './attributes.js';
 import { INFO_NULL, Info, MAX_INFO_KEY, MAX_INFO_VAL } from './info.js';
 import { Intercomm } from './intercomm.js';
 import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo.js';
-import { Op, Ops } from './op.js';
-import { IN_PLACE } from './coll/index.js';
 
 const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');
 const COMM_SELF = new Intracomm('MPI_COMM_SELF');

@@ -244,8 +244,35 @@ function createDistGraph(this: Intracomm, sources: ArrayLike<number>, degrees: A
   return adopt(this, new Distgraphcomm(`distgraph#${made.ctx}`, made, ins, outs, weighted ? inW : null, weighted ? outW : null));
 }
 
+/** comm.Cart_map: the rank this process would have in Create_cart(dims, periods) (no reordering), or MPI.UNDEFINED. */
+function cartMap(this: Intracomm, dims: ArrayLike<number>, periods: ArrayLike<boolean | number> | boolean = false): number {
+  const core = this.coreFor('Cart_map');
+  const d = intArray(this, 'Cart_map', 'dims', dims, ErrorClass.ERR_DIMS);
+  void periods;
+  let nnodes = 1;
+  for (let i = 0; i < d.length; i++) {
+    if (d[i]! <= 0) this.fail('Cart_map', ErrorClass.ERR_DIMS, `dims[${i}] is ${d[i]} (expected a positive integer)`);
+    nnodes *= d[i]!;
+  }
+  if (nnodes > core.size) this.fail('Cart_map', ErrorClass.ERR_ARG, `the grid has ${nnodes} nodes, more than the ${core.size} processes`);
+  return core.rank < nnodes ? core.rank : UNDEFINED;
+}
+
+/** comm.Graph_map: the rank this process would have in Create_graph(index, edges) (no reordering), or MPI.UNDEFINED. */
+function graphMap(this: Intracomm, index: ArrayLike<number>, edges: ArrayLike<number>): number {
+  const core = this.coreFor('Graph_map');
+  const nnodes = intArray(this, 'Graph_map', 'index', index, ErrorClass.ERR_TOPOLOGY).length;
+  void edges;
+  if (nnodes > core.size) this.fail('Graph_map', ErrorClass.ERR_ARG, `the graph has ${nnodes} nodes, more than the ${core.size} processes`);
+  return core.rank < nnodes ? core.rank : UNDEFINED;
+}
+
 declare module './comm.js' {
   interface Intracomm {
+    /** The rank this process would have in Create_cart(dims, periods), or MPI.UNDEFINED. */
+    Cart_map(dims: ArrayLike<number>, periods?: ArrayLike<boolean | number> | boolean): number;
+    /** The rank this process would have in Create_graph(index, edges), or MPI.UNDEFINED. */
+    Graph_map(index: ArrayLike<number>, edges: ArrayLike<number>): number;
     /** Collective: a Cartcomm on a dims grid (periods: per dimension or for all); processes beyond it get COMM_NULL. */
     Create_cart(dims: ArrayLike<number>, periods?: ArrayLike<boolean | number> | boolean, reorder?: boolean): Cartcomm;
     /** Collective: a Graphcomm (MPI's index/edges form); processes beyond index.length get COMM_NULL. */
@@ -264,6 +291,8 @@ Intracomm.prototype.Create_cart = createCart as Intracomm['Create_cart'];
 Intracomm.prototype.Create_graph = createGraph as Intracomm['Create_graph'];
 Intracomm.prototype.Create_dist_graph_adjacent = createDistGraphAdjacent;
 Intracomm.prototype.Create_dist_graph = createDistGraph;
+Intracomm.prototype.Cart_map = cartMap;
+Intracomm.prototype.Graph_map = graphMap;
 
 // ------------------------------------------------------------ neighbour traffic
 

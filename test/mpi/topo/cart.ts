@@ -110,6 +110,11 @@ if (rank === 0) t.equal(small.Get_topology(), MPI.CART, 'a one-process grid');
 else t.equal(small, MPI.COMM_NULL, 'a process outside the grid gets COMM_NULL');
 if (rank === 0) small.Free();
 
+// Cart_map and Graph_map: the rank without reordering, MPI.UNDEFINED beyond the topology.
+t.equal(world.Cart_map([size], [false]), rank, 'Cart_map over every process');
+t.equal(world.Cart_map([1]), rank === 0 ? 0 : MPI.UNDEFINED, 'Cart_map of a one-process grid');
+t.equal(world.Graph_map([0], []), rank === 0 ? 0 : MPI.UNDEFINED, 'Graph_map of a one-node graph');
+
 // Wrong arguments.
 world.Set_errhandler(MPI.ERRORS_RETURN);
 t.throws(() => world.Create_cart([size + 1]), MPI.ERR_ARG, /more than/, 'a grid larger than the communicator');
