@@ -120,6 +120,14 @@ export function copyAttrs(from: Comm, to: Comm): void {
   }
 }
 
+/** MPI.Finalize: calls delete_fn for every attribute of COMM_SELF, the last set first. */
+export function deleteAttrsAtFinalize(comm: Comm): void {
+  const store = stores.get(comm);
+  if (store === undefined) return;
+  stores.delete(comm);
+  for (const [keyval, value] of [...store].reverse()) keyvals.get(keyval)!.remove?.(comm, keyval, value);
+}
+
 /** comm.Free: calls delete_fn for every attribute of comm, in the order they were set. */
 export function deleteAllAttrs(comm: Comm): void {
   const store = stores.get(comm);

@@ -14,7 +14,7 @@ import { Status } from './status.js';
 import { bsendBuffer } from './bsend.js';
 import { Op, Ops } from './op.js';
 import { IN_PLACE } from './coll/index.js';
-import { KEYVAL_INVALID } from './attributes.js';
+import { KEYVAL_INVALID, deleteAttrsAtFinalize } from './attributes.js';
 import { INFO_NULL, Info, MAX_INFO_KEY, MAX_INFO_VAL } from './info.js';
 import { Intercomm } from './intercomm.js';
 import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo.js';
@@ -45,6 +45,8 @@ function Init_thread(required: number = THREAD_MULTIPLE): number {
 }
 
 function Finalize(): void {
+  // As the standard asks, Finalize first deletes the attributes of COMM_SELF (cleanup hooks).
+  if (runtime.phase === 'running') deleteAttrsAtFinalize(COMM_SELF);
   runtime.stop('MPI.Finalize');
   COMM_WORLD.bind(null);
   COMM_SELF.bind(null);

@@ -110,5 +110,13 @@ shared1.Free();
 shared2.Free();
 world.Set_errhandler(MPI.ERRORS_ARE_FATAL);
 
+// Finalize deletes the attributes of COMM_SELF first, the last set first, while MPI still runs.
+const atExit: string[] = [];
+const hook = MPI.Comm.Create_keyval(null, (_c, _k, v) => { atExit.push(`${v as string}:${MPI.Is_finalized()}`); });
+const hook2 = MPI.Comm.Create_keyval(null, (_c, _k, v) => { atExit.push(`${v as string}:${MPI.Is_finalized()}`); });
+MPI.COMM_SELF.Set_attr(hook, 'first');
+MPI.COMM_SELF.Set_attr(hook2, 'second');
+
 MPI.Finalize();
+t.equal(JSON.stringify(atExit), JSON.stringify(['second:false', 'first:false']), 'COMM_SELF attributes deleted at Finalize');
 t.finish(rank);
