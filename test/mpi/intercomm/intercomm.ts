@@ -50,6 +50,27 @@ if (size < 2) {
     t.equal(JSON.stringify([...from].sort((a, b) => a - b)), JSON.stringify(remoteGroup), 'objects from every remote rank');
   }
 
+  // Probe, Mprobe and Sendrecv address the remote group too.
+  const peer = me % inter.Get_remote_size();
+  const pending = inter.Isend(Int32Array.of(rank), peer, 8);
+  const senders = [];
+  for (let r = 0; r < inter.Get_remote_size(); r++) if (r % inter.size === me) senders.push(r);
+  for (const r of senders) {
+    const st = new MPI.Status();
+    inter.Probe(r, 8, st);
+    t.equal(st.Get_source(), r, `Probe source ${r}`);
+    const msg = inter.Mprobe(r, 8);
+    const x = new Int32Array(1);
+    msg.Recv(x);
+    t.equal(x[0], remoteGroup[r], `Mprobe + Recv from remote rank ${r}`);
+  }
+  pending.Wait();
+  const back = new Int32Array(1);
+  if (inter.Get_remote_size() === inter.size) {
+    inter.Sendrecv(Int32Array.of(rank), me, 4, back, me, 4);
+    t.equal(back[0], remoteGroup[me], 'Sendrecv with the remote rank of the same index');
+  }
+
   inter.Barrier();
   const dup = inter.Dup();
   t.check(dup instanceof MPI.Intercomm, 'Dup of an intercommunicator is an Intercomm');
