@@ -1,5 +1,6 @@
 import { ConfigError } from '../common/errors.js';
 import { declareBool, declareInt } from '../common/config.js';
+import { DIRECT_PACK_MIN } from '../mpid/config.js';
 
 /** Slots of 128 B in each per-pair ring (a power of two). */
 export const SHMEM_SLOTS = declareInt({
@@ -55,6 +56,8 @@ export interface ShmemConfig {
   readonly bounceChunk: number;
   readonly bounceChunks: number;
   readonly singleCopy: boolean;
+  /** Mean block size from which non-contiguous rendezvous data goes by iovec single copy. */
+  readonly directPackMin: number;
 }
 
 export function readShmemConfig(env: NodeJS.ProcessEnv = process.env): ShmemConfig {
@@ -66,6 +69,7 @@ export function readShmemConfig(env: NodeJS.ProcessEnv = process.env): ShmemConf
     bounceChunk: SHMEM_BOUNCE_CHUNK.read(env),
     bounceChunks: SHMEM_BOUNCE_CHUNKS.read(env),
     singleCopy: SHMEM_SINGLE_COPY.read(env),
+    directPackMin: DIRECT_PACK_MIN.read(env),
   };
   const pow2 = (n: number) => (n & (n - 1)) === 0;
   if (!pow2(c.slots)) throw configError(`TSMPI_SHMEM_SLOTS=${c.slots} is not a power of two`);

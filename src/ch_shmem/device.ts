@@ -1,7 +1,7 @@
 import createDebug from 'debug';
 import { addon } from '../native/addon.js';
 import {
-  NO_ROOM, NO_EAGER_ROOM, SENT, type Device, type DeviceLimits, type PacketSink, type SendResult,
+  NO_ROOM, NO_EAGER_ROOM, SENT, type Device, type DeviceLimits, type PackedData, type PacketSink, type SendResult,
 } from '../mpid/device.js';
 import { HDR_BYTES, HDR_WORDS, PKT_EAGER, PKT_RTS, W_LEN, W_TYPE } from '../mpid/hdr/packet.js';
 import type { ShmemConfig } from './config.js';
@@ -22,23 +22,37 @@ const DEV_IN_EAGER_RING = 1 << 24;
 /** A packet type of the device itself: the rest of the ring up to its end is unused. */
 const DEV_SKIP = 1 << 25;
 
-/** Descriptor of a rendezvous source for single copy: pid, address (low, high 32 bits). */
+/**
+ * Descriptor of a rendezvous source for single copy: pid, address (low, high 32 bits), and
+ * DESC_IOV: 0 for contiguous bytes at the address; n > 0 for non-contiguous data whose n
+ * pieces are listed as (address, length) pairs in a Float64Array at the address (the
+ * receiver reads the table, then the data with one scatter/gather process_vm_readv);
+ * NO_SINGLE_COPY when the sender's blocks are too small to list (it packs them locally into
+ * the bounce chunks after CTS).
+ */
 const DESC_PID = 0;
 const DESC_ADDR_LO = 1;
 const DESC_ADDR_HI = 2;
-const DESC_WORDS = 3;
+const DESC_IOV = 3;
+const DESC_WORDS = 4;
+const NO_SINGLE_COPY = -1;
 
 /** Most packets handled per peer in one poll, so one busy peer cannot starve the others. */
 const POLL_BATCH = 16;
 
 interface Push {
   readonly source: Uint8Array;
+  readonly packed: PackedData | null;
+  readonly total: number;
   readonly rreqId: number;
   sent: number;
 }
 
 interface ExpectedPush {
   readonly dest: Uint8Array;
+  readonly packed: PackedData | null;
+  /** Bytes that fit the receive; the rest of `total` is drained and dropped (truncation). */
+  readonly fits: number;
   readonly total: number;
   received: number;
 }
@@ -92,7 +106,10 @@ export class ShmemDevice implements Device {
   private activeExpects = 0;
   private singleCopy: boolean;
   /** Counters read through MPI.T and --stats. */
-  readonly counters = { short: 0, eager: 0, eagerFull: 0, ringFull: 0, pulls: 0, pushChunks: 0, wakes: 0 };
+  readonly counters = { short: 0, eager: 0, eagerFull: 0, ringFull: 0, pulls: 0, iovPulls: 0, pushChunks: 0, wakes: 0 };
+  /** One-piece iovec lists for the contiguous side of a scatter/gather pull. */
+  private readonly remoteOne = new Float64Array(2);
+  private readonly localOne = new Float64Array(2);
 
   constructor(private readonly config: ShmemConfig, worldRank: number, worldSize: number,
               own: RankSegment, peerSegments: readonly (RankSegment | null)[]) {
@@ -132,7 +149,8 @@ export class ShmemDevice implements Device {
     return this.outWords[worldRank] !== null;
   }
 
-  sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number): SendResult {
+  sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number,
+             packed: PackedData | null = null): SendResult {
     const words = this.outWords[peer]!;
     const base = this.outBase[peer]!;
     const type = hdr[W_TYPE]! & 0xff;
@@ -174,9 +192,11 @@ export class ShmemDevice implements Device {
     }
     const start = (sent + skip) | 0;
     const at = (base + this.layout.ringOffset) / 4 + (start & this.slotMask) * SLOT_WORDS;
-    if (payload !== null && len > 0) {
-      if (inline) copyBytes(payload, off, bytes, at * 4 + HDR_BYTES, len);
-      else copyBytes(payload, off, bytes, eagerAt, len);
+    if (len > 0) {
+      // Direct packing: a non-contiguous message is packed straight into the slot or eager ring.
+      const to = inline ? at * 4 + HDR_BYTES : eagerAt;
+      if (packed !== null) packed.pack(0, len, bytes, to);
+      else if (payload !== null) copyBytes(payload, off, bytes, to, len);
     }
     for (let w = 1; w < HDR_WORDS; w++) words[at + w] = hdr[w]!;
     words[at + W_TYPE] = hdr[W_TYPE]! | (slots << DEV_SLOTS_SHIFT) | (inline ? 0 : DEV_IN_EAGER_RING);
@@ -250,19 +270,35 @@ export class ShmemDevice implements Device {
     return handled;
   }
 
-  describeSource(_peer: number, source: Uint8Array, desc: Int32Array): void {
-    const addr = addon.addressOf(source);
+  describeSource(_peer: number, source: Uint8Array, packed: PackedData | null, desc: Int32Array): object | null {
     desc[DESC_PID] = process.pid;
+    let table: Float64Array | null = null;
+    let addr = 0;
+    if (packed === null) {
+      addr = addon.addressOf(source);
+      desc[DESC_IOV] = 0;
+    } else if (this.singleCopy && packed.pieceBytes >= this.config.directPackMin && packed.length > 0) {
+      table = packed.iovecs(packed.length);
+      addr = addon.addressOf(table);
+      desc[DESC_IOV] = table.length >> 1;
+    } else desc[DESC_IOV] = NO_SINGLE_COPY;
     desc[DESC_ADDR_LO] = addr % 0x100000000;
     desc[DESC_ADDR_HI] = Math.floor(addr / 0x100000000);
+    return table;
   }
 
-  pull(_peer: number, desc: Int32Array, dest: Uint8Array): boolean {
+  pull(_peer: number, desc: Int32Array, dest: Uint8Array, packed: PackedData | null, len: number): boolean {
     if (!this.singleCopy) return false;
-    if (dest.length === 0) return true;
+    const pieces = desc[DESC_IOV]!;
+    if (pieces === NO_SINGLE_COPY) return false;
+    // Our blocks too small to list: take the chunks, unpacking locally from them.
+    if (packed !== null && packed.pieceBytes < this.config.directPackMin) return false;
+    if (len === 0) return true;
+    const pid = desc[DESC_PID]!;
     const addr = (desc[DESC_ADDR_HI]! * 0x100000000) + (desc[DESC_ADDR_LO]! >>> 0);
     try {
-      addon.cmaRead(desc[DESC_PID]!, dest, addr);
+      if (pieces === 0 && packed === null) addon.cmaRead(pid, dest, addr);
+      else this.pullScattered(pid, addr, pieces, dest, packed, len);
     } catch (e) {
       // The kernel refused (ptrace scope, seccomp): every later rendezvous takes the push path.
       trace('single copy refused (%s); using the pipelined copy', (e as Error).message);
@@ -273,14 +309,44 @@ export class ShmemDevice implements Device {
     return true;
   }
 
-  startPush(peer: number, source: Uint8Array, rreqId: number): void {
-    this.pushes[peer]!.push({ source, rreqId, sent: 0 });
+  /**
+   * Single copy with iovec lists (003b §1, direct): the sender's pieces (its table, read
+   * first) paired in stream order with ours, in one scatter/gather process_vm_readv; the
+   * kernel stops at the shorter list, which is how a truncated receive gets only what fits.
+   */
+  private pullScattered(pid: number, addr: number, pieces: number, dest: Uint8Array, packed: PackedData | null,
+                        len: number): void {
+    let remote = this.remoteOne;
+    let remoteCount = 1;
+    if (pieces === 0) {
+      remote[0] = addr;
+      remote[1] = len;
+    } else {
+      remote = new Float64Array(pieces * 2);
+      addon.cmaRead(pid, remote, addr);
+      remoteCount = pieces;
+    }
+    let local: Float64Array;
+    if (packed !== null) local = packed.iovecs(len);
+    else {
+      local = this.localOne;
+      local[0] = addon.addressOf(dest);
+      local[1] = len;
+    }
+    const moved = addon.cmaReadv(pid, local, local.length >> 1, remote, remoteCount);
+    if (moved !== len) throw new Error(`scatter/gather read moved ${moved} of ${len} bytes`);
+    this.counters.iovPulls++;
+  }
+
+  startPush(peer: number, source: Uint8Array, packed: PackedData | null, rreqId: number): void {
+    const total = packed !== null ? packed.length : source.length;
+    this.pushes[peer]!.push({ source, packed, total, rreqId, sent: 0 });
     this.activePushes++;
     this.progressPushes();
   }
 
-  expectPush(peer: number, rreqId: number, dest: Uint8Array, total: number): void {
-    this.expected[peer]!.set(rreqId, { dest, total, received: 0 });
+  expectPush(peer: number, rreqId: number, dest: Uint8Array, packed: PackedData | null, fits: number, total: number): void {
+    this.expected[peer]!.set(rreqId, { dest, packed, fits, total, received: 0 });
     this.activeExpects++;
   }
 
@@ -299,8 +365,10 @@ export class ShmemDevice implements Device {
         const index = this.chunkWrite[peer]! % this.config.bounceChunks;
         const entry = table + index * CHUNK_ENTRY_WORDS;
         if (Atomics.load(words, entry + CHUNK_FLAG) !== 0) break;
-        const n = Math.min(this.config.bounceChunk, push.source.length - push.sent);
-        copyBytes(push.source, push.sent, bytes, base + this.layout.bounceOffset + index * this.config.bounceChunk, n);
+        const n = Math.min(this.config.bounceChunk, push.total - push.sent);
+        const to = base + this.layout.bounceOffset + index * this.config.bounceChunk;
+        if (push.packed !== null) push.packed.pack(push.sent, n, bytes, to);
+        else copyBytes(push.source, push.sent, bytes, to, n);
         words[entry + CHUNK_RREQ] = push.rreqId;
         words[entry + CHUNK_LEN] = n;
         words[entry + CHUNK_OFFSET] = push.sent;
@@ -309,7 +377,7 @@ export class ShmemDevice implements Device {
         push.sent += n;
         moved++;
         this.counters.pushChunks++;
-        if (push.sent >= push.source.length) {
+        if (push.sent >= push.total) {
           queue.shift();
           this.activePushes--;
         }
@@ -337,8 +405,12 @@ export class ShmemDevice implements Device {
         const len = words[entry + CHUNK_LEN]!;
         const offset = words[entry + CHUNK_OFFSET]!;
         const x = expected.get(rreqId)!;
-        const fits = Math.max(0, Math.min(len, x.dest.length - offset));
-        if (fits > 0) copyBytes(this.inBytes, base + this.layout.bounceOffset + index * this.config.bounceChunk, x.dest, offset, fits);
+        const fits = Math.max(0, Math.min(len, x.fits - offset));
+        const from = base + this.layout.bounceOffset + index * this.config.bounceChunk;
+        if (fits > 0) {
+          if (x.packed !== null) x.packed.unpack(this.inBytes, from, offset, fits);
+          else copyBytes(this.inBytes, from, x.dest, offset, fits);
+        }
         Atomics.store(words, entry + CHUNK_FLAG, 0);
         this.chunkRead[peer] = this.chunkRead[peer]! + 1;
         x.received += len;

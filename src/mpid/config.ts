@@ -1,4 +1,4 @@
-import { declareInt } from '../common/config.js';
+import { declareBool, declareInt } from '../common/config.js';
 
 export const SPIN_POLLS = declareInt({
   name: 'TSMPI_SPIN_POLLS', layer: 'mpid',
@@ -11,4 +11,18 @@ export const SLEEP_TIMEOUT_MS = declareInt({
   name: 'TSMPI_SLEEP_TIMEOUT_MS', layer: 'mpid',
   description: 'Longest futex sleep of a blocked rank before it polls again (a safety net; wake-ups come from peers).',
   default: 1000, min: 1, max: 60_000,
+});
+
+export const DIRECT_PACK = declareBool({
+  name: 'TSMPI_DIRECT_PACK', layer: 'mpid',
+  description: 'Non-contiguous datatypes move straight between user memory and the device buffers or kernel ' +
+    'iovecs (1), or are packed into a temporary buffer before sending and unpacked after receiving (0).',
+  default: true,
+});
+
+export const DIRECT_PACK_MIN = declareInt({
+  name: 'TSMPI_DIRECT_PACK_MIN', layer: 'mpid',
+  description: 'Mean contiguous block (bytes) from which a non-contiguous rendezvous goes by single copy with ' +
+    'iovec lists; smaller blocks are gathered locally into the bounce buffers.',
+  default: 256, min: 1, max: 1 << 30,
 });

@@ -1,5 +1,5 @@
 import { copyBytes } from '../common/copy.js';
-import { NO_EAGER_ROOM, SENT, type Device, type PacketSink } from './device.js';
+import { NO_EAGER_ROOM, SENT, type Device, type PackedData, type PacketSink } from './device.js';
 import {
   FLAG_SYNC, HDR_WORDS, PKT_ACK, PKT_CANCEL, PKT_CANCEL_OK, PKT_CTS, PKT_EAGER, PKT_FIN, PKT_RTS,
   W_CTX, W_LEN, W_RREQ, W_SRC, W_SREQ, W_TAG, W_TYPE, writeHeader,
@@ -75,17 +75,22 @@ export class Engine implements PacketSink {
 
   // ---------------------------------------------------------------- sending
 
-  /** Starts a send of `buf` to world rank `peer`; `src` is our rank in the communicator. */
-  isend(buf: Uint8Array, peer: number, ctx: number, src: number, tag: number, mode: number): Request {
+  /**
+   * Starts a send of `buf` (or of `packed`, non-contiguous data) to world rank `peer`; `src`
+   * is our rank in the communicator.
+   */
+  isend(buf: Uint8Array, peer: number, ctx: number, src: number, tag: number, mode: number,
+        packed: PackedData | null = null): Request {
     const r = this.requests.acquire(KIND_SEND);
     r.buf = buf;
+    r.packed = packed;
     r.peer = peer;
     r.ctx = ctx;
     r.rank = src;
     r.tag = tag;
     r.mode = mode;
     r.sendNeeds = mode === MODE_SYNC ? SEND_DATA_GONE | SEND_ACKED : SEND_DATA_GONE;
-    r.pendingType = buf.length <= this.deviceOf[peer]!.limits.eagerMax ? PKT_EAGER : PKT_RTS;
+    r.pendingType = lengthOf(r) <= this.deviceOf[peer]!.limits.eagerMax ? PKT_EAGER : PKT_RTS;
     if (this.pendingHead[peer] !== null || !this.trySend(r)) this.park(r);
     return r;
   }
@@ -93,9 +98,10 @@ export class Engine implements PacketSink {
   private trySend(r: Request): boolean {
     const dev = this.deviceOf[r.peer]!;
     const hdr = this.hdr;
+    const len = lengthOf(r);
     if (r.pendingType === PKT_EAGER) {
-      writeHeader(hdr, PKT_EAGER, r.mode === MODE_SYNC ? FLAG_SYNC : 0, r.ctx, r.rank, r.tag, r.buf.length, r.id, 0);
-      const result = dev.sendPacket(r.peer, hdr, r.buf, 0, r.buf.length);
+      writeHeader(hdr, PKT_EAGER, r.mode === MODE_SYNC ? FLAG_SYNC : 0, r.ctx, r.rank, r.tag, len, r.id, 0);
+      const result = dev.sendPacket(r.peer, hdr, r.buf, 0, len, r.packed);
       if (result === SENT) {
         this.counters.eagerSends++;
         r.sendGot |= SEND_DATA_GONE;
@@ -109,8 +115,8 @@ export class Engine implements PacketSink {
     if (r.pendingType === PKT_RTS) {
       // A rendezvous completes only after the match (PKT_FIN), so synchronous mode needs no ACK.
       r.sendNeeds &= ~SEND_ACKED;
-      dev.describeSource(r.peer, r.buf, r.desc);
-      writeHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, r.buf.length, r.id, 0);
+      r.keep = dev.describeSource(r.peer, r.buf, r.packed, r.desc);
+      writeHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, len, r.id, 0);
       if (dev.sendPacket(r.peer, hdr, r.descBytes, 0, dev.limits.rndvDescWords * 4) !== SENT) return false;
       this.counters.rndvSends++;
       return true;
@@ -189,19 +195,24 @@ export class Engine implements PacketSink {
 
   // -------------------------------------------------------------- receiving
 
-  /** Posts a receive into `buf` for (ctx, rank, tag); rank and tag may be wildcards. */
-  irecv(buf: Uint8Array, ctx: number, rank: number, tag: number): Request {
-    return this.postReceive(buf, false, ctx, rank, tag);
+  /**
+   * Posts a receive into `buf` (or into `packed`, non-contiguous data) for (ctx, rank, tag);
+   * rank and tag may be wildcards.
+   */
+  irecv(buf: Uint8Array, ctx: number, rank: number, tag: number, packed: PackedData | null = null): Request {
+    return this.postReceive(buf, packed, false, ctx, rank, tag);
   }
 
   /** Posts a receive whose buffer is allocated to the message's size when it matches. */
   irecvAllocating(ctx: number, rank: number, tag: number): Request {
-    return this.postReceive(EMPTY_BYTES, true, ctx, rank, tag);
+    return this.postReceive(EMPTY_BYTES, null, true, ctx, rank, tag);
   }
 
-  private postReceive(buf: Uint8Array, allocate: boolean, ctx: number, rank: number, tag: number): Request {
+  private postReceive(buf: Uint8Array, packed: PackedData | null, allocate: boolean, ctx: number, rank: number,
+                      tag: number): Request {
     const r = this.requests.acquire(KIND_RECV);
     r.buf = buf;
+    r.packed = packed;
     r.allocateOnMatch = allocate;
     r.ctx = ctx;
     r.rank = rank;
@@ -216,9 +227,10 @@ export class Engine implements PacketSink {
   }
 
   /** Receives a message taken with mprobe (already out of the unexpected queue). */
-  irecvMatched(buf: Uint8Array, u: Unexpected): Request {
+  irecvMatched(buf: Uint8Array, u: Unexpected, packed: PackedData | null = null): Request {
     const r = this.requests.acquire(KIND_RECV);
     r.buf = buf;
+    r.packed = packed;
     r.ctx = u.ctx;
     r.rank = u.src;
     r.tag = u.tag;
@@ -260,25 +272,30 @@ export class Engine implements PacketSink {
   /** Copies what fits of a message into the receive buffer and sets count and truncation. */
   private deliver(r: Request, data: Uint8Array, off: number, len: number): void {
     if (r.allocateOnMatch) r.buf = new Uint8Array(len);
-    const fits = len <= r.buf.length ? len : r.buf.length;
-    if (fits > 0) copyBytes(data, off, r.buf, 0, fits);
+    const capacity = lengthOf(r);
+    const fits = len <= capacity ? len : capacity;
+    if (fits > 0) {
+      if (r.packed !== null) r.packed.unpack(data, off, 0, fits);
+      else copyBytes(data, off, r.buf, 0, fits);
+    }
     r.statusCount = fits;
     r.truncated = fits < len;
   }
 
   private startRendezvousReceive(r: Request, peer: number, len: number): void {
     if (r.allocateOnMatch) r.buf = new Uint8Array(len);
-    const fits = len <= r.buf.length ? len : r.buf.length;
+    const capacity = lengthOf(r);
+    const fits = len <= capacity ? len : capacity;
     r.statusCount = fits;
     r.truncated = fits < len;
-    const dest = fits === r.buf.length ? r.buf : r.buf.subarray(0, fits);
+    const dest = r.packed !== null || fits === r.buf.length ? r.buf : r.buf.subarray(0, fits);
     const dev = this.deviceOf[peer]!;
-    if (dev.pull(peer, r.desc, dest)) {
+    if (dev.pull(peer, r.desc, dest, r.packed, fits)) {
       this.sendControl(peer, PKT_FIN, r.peerReq, 0);
       this.complete(r);
       return;
     }
-    dev.expectPush(peer, r.id, dest, len);
+    dev.expectPush(peer, r.id, dest, r.packed, fits, len);
     this.sendControl(peer, PKT_CTS, r.peerReq, r.id);
   }
 
@@ -297,7 +314,7 @@ export class Engine implements PacketSink {
         return;
       case PKT_CTS: {
         const s = this.requests.get(hdr[at + W_SREQ]!);
-        this.deviceOf[peer]!.startPush(peer, s.buf, hdr[at + W_RREQ]!);
+        this.deviceOf[peer]!.startPush(peer, s.buf, s.packed, hdr[at + W_RREQ]!);
         return;
       }
       case PKT_FIN: {
@@ -407,6 +424,7 @@ export class Engine implements PacketSink {
 
   private complete(r: Request): void {
     r.state = STATE_DONE;
+    r.keep = null;
     if (r.userFreed) this.requests.release(r);
     else if (r.listener !== null) r.listener.requestDone(r);
   }
@@ -416,6 +434,11 @@ export class Engine implements PacketSink {
     if (r.state === STATE_DONE) this.requests.release(r);
     else r.userFreed = true;
   }
+}
+
+/** Bytes of a request's message: its buffer's, or its packed stream's. */
+function lengthOf(r: Request): number {
+  return r.packed !== null ? r.packed.length : r.buf.length;
 }
 
 export { Unexpected };

@@ -1,4 +1,4 @@
-import { RNDV_DESC_WORDS } from './device.js';
+import { RNDV_DESC_WORDS, type PackedData } from './device.js';
 
 /** What a request does. */
 export const KIND_SEND = 1;
@@ -46,8 +46,12 @@ export class Request {
   tag = 0;
   /** World rank of the peer (sends: destination; receives: set when matched). */
   peer = -1;
-  /** The user's bytes: what to send, or where to receive. */
+  /** The user's bytes: what to send, or where to receive (contiguous data). */
   buf: Uint8Array = EMPTY;
+  /** Non-contiguous data instead of `buf`: the user's memory seen as its packed stream. */
+  packed: PackedData | null = null;
+  /** Send: what the device needs alive until the data is gone (a rendezvous iovec table). */
+  keep: object | null = null;
   /** Send: flags of SEND_* reached; the send is done at `sendNeeds`. */
   sendGot = 0;
   sendNeeds = 0;
@@ -120,6 +124,8 @@ export class RequestPool {
     r.next = null;
     r.prev = null;
     r.listener = null;
+    r.packed = null;
+    r.keep = null;
     return r;
   }
 
@@ -130,6 +136,8 @@ export class RequestPool {
   release(r: Request): void {
     r.state = STATE_FREE;
     r.buf = EMPTY;
+    r.packed = null;
+    r.keep = null;
     r.listener = null;
     this.free.push(r);
   }

@@ -1,4 +1,6 @@
-import { SENT, type Device, type DeviceLimits, type PacketSink, type SendResult, type WakeHandle } from './device.js';
+import {
+  SENT, type Device, type DeviceLimits, type PackedData, type PacketSink, type SendResult, type WakeHandle,
+} from './device.js';
 
 /**
  * The device for messages a rank sends to itself: a packet is handed to the sink at once,
@@ -11,6 +13,8 @@ export class SelfDevice implements Device {
   readonly wake = null;
   readonly deliversOnSend = true;
   private sink: PacketSink | null = null;
+  /** Non-contiguous data to self is packed here once; the receive unpacks from it (or keeps a copy). */
+  private scratch = new Uint8Array(0);
 
   /** `ownBell`: the rank's doorbell, rung when a waiter of ours sleeps (an awaited receive from self). */
   constructor(private readonly worldRank: number, private readonly ownBell: WakeHandle & { sleepers(): number }) {}
@@ -23,7 +27,14 @@ export class SelfDevice implements Device {
     return worldRank === this.worldRank;
   }
 
-  sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number): SendResult {
+  sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number,
+             packed: PackedData | null = null): SendResult {
+    if (packed !== null) {
+      if (this.scratch.length < len) this.scratch = new Uint8Array(len);
+      packed.pack(0, len, this.scratch, 0);
+      payload = this.scratch;
+      off = 0;
+    }
     this.sink!.onPacket(peer, hdr, 0, payload ?? EMPTY, off, len);
     if (this.ownBell.sleepers() > 0) this.ownBell.poke();
     return SENT;
@@ -33,7 +44,7 @@ export class SelfDevice implements Device {
     return 0;
   }
 
-  describeSource(): void {
+  describeSource(): object | null {
     throw new Error('self device: rendezvous is never used for messages to self');
   }
 

@@ -1,5 +1,6 @@
 import { Datatype, Datatypes, inferDatatype } from './datatype.js';
 import { ErrorClass } from './error-classes.js';
+import { type DirectData, directData } from './dtype/direct.js';
 
 /**
  * Decoding of every buffer argument form of API.md, in one place:
@@ -18,6 +19,8 @@ export class BufferSpec {
    * unpacked into when the receive completes (expectUnpack, finishUnpack); null otherwise.
    */
   needsUnpack: Uint8Array | null = null;
+  /** Non-contiguous datatype decoded 'direct': the user's memory as its packed stream (bytes is empty). */
+  packed: DirectData | null = null;
   /** Set when decoding failed: the error class and message (no exception on the fast path). */
   errorClass = 0;
   error = '';
@@ -46,17 +49,19 @@ function byteLengthOf(x: ArrayBufferView | ArrayBufferLike): number {
 }
 
 /**
- * What decodeBuffer does with a non-contiguous derived datatype: 'pack' its data into a
- * temporary contiguous buffer (sends), 'unpack' (a temporary buffer to receive into, with
- * out.needsUnpack set: the caller registers it with expectUnpack), or 'refuse' it with
- * MPI.ERR_UNSUPPORTED_OPERATION (callers that handle contiguous data only).
+ * What decodeBuffer does with a non-contiguous derived datatype: hand it on 'direct' (out.packed,
+ * moved by the devices without a packed copy), 'pack' its data into a temporary contiguous
+ * buffer (sends), 'unpack' (a temporary buffer to receive into, with out.needsUnpack set: the
+ * caller registers it with expectUnpack), or 'refuse' it with MPI.ERR_UNSUPPORTED_OPERATION
+ * (callers that handle contiguous data only).
  */
-export type NonContiguous = 'pack' | 'unpack' | 'refuse';
+export type NonContiguous = 'direct' | 'pack' | 'unpack' | 'refuse';
 
 /** Fills `out` from `arg`; on bad input sets out.errorClass and out.error, returns false. */
 export function decodeBuffer(arg: unknown, out: BufferSpec, nonContiguous: NonContiguous = 'refuse'): boolean {
   out.errorClass = 0;
   out.needsUnpack = null;
+  out.packed = null;
   if (arg instanceof Uint8Array) {
     // The common case first: bytes as they are (Buffer is a Uint8Array too).
     out.bytes = arg;
@@ -117,6 +122,13 @@ function decodeNonContiguous(data: ArrayBufferView | ArrayBufferLike, available:
   if (span < 0) return fail(out, ErrorClass.ERR_BUFFER, `${count} x ${dt.name} has data before the start of the buffer (true lb ${dt.trueLb})`);
   if (span > available) {
     return fail(out, ErrorClass.ERR_BUFFER, `${count} x ${dt.name} spans ${span} bytes and does not fit a buffer of ${available} bytes`);
+  }
+  out.count = count;
+  out.datatype = dt;
+  if (mode === 'direct') {
+    out.packed = directData(data, available, count, dt);
+    out.bytes = EMPTY;
+    return true;
   }
   const user = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, available) : new Uint8Array(data, 0, available);
   const bytes = count * dt.size;

@@ -1,3 +1,4 @@
+import { DIRECT_PACK } from '../mpid/config.js';
 import v8 from 'node:v8';
 import { MODE_BUFFERED, MODE_READY, MODE_STANDARD, MODE_SYNC, type CoreRequest } from '../mpid/index.js';
 import type { World } from '../mpid/world.js';
@@ -36,6 +37,13 @@ export interface CommCore {
 
 const scratchSend = new BufferSpec();
 const scratchRecv = new BufferSpec();
+/**
+ * Non-contiguous datatypes in point-to-point: moved directly by the devices (TSMPI_DIRECT_PACK=1),
+ * or packed into / unpacked from a temporary buffer (0, for comparison). Buffered sends always
+ * pack: the attached buffer holds the packed copy.
+ */
+const SEND_NONCONTIGUOUS: NonContiguous = DIRECT_PACK.read() ? 'direct' : 'pack';
+const RECV_NONCONTIGUOUS: NonContiguous = DIRECT_PACK.read() ? 'direct' : 'unpack';
 
 /**
  * A communicator, mpi4py-style. The predefined COMM_WORLD and COMM_SELF exist before Init (as
@@ -192,7 +200,7 @@ export class Comm {
     const core = this.live(call);
     this.checkDest(call, core, dest);
     this.checkTag(call, tag, false);
-    let bytes = this.decode(call, buf, scratchSend, 'buf', 'pack');
+    let bytes = this.decode(call, buf, scratchSend, 'buf', mode === MODE_BUFFERED ? 'pack' : SEND_NONCONTIGUOUS);
     if (dest === PROC_NULL) return null;
     if (mode === MODE_BUFFERED) {
       try {
@@ -204,7 +212,7 @@ export class Comm {
       bsendBuffer.track(r, bytes.length);
       return null;
     }
-    return this.world.engine.isend(bytes, core.worldRanks[dest]!, core.ctx, core.rank, tag, mode);
+    return this.world.engine.isend(bytes, core.worldRanks[dest]!, core.ctx, core.rank, tag, mode, scratchSend.packed);
   }
 
   /** Posts a receive; null for MPI.PROC_NULL. */
@@ -212,9 +220,9 @@ export class Comm {
     const core = this.live(call);
     this.checkSource(call, core, source);
     this.checkTag(call, tag, true);
-    const bytes = this.decode(call, buf, scratchRecv, 'buf', 'unpack');
+    const bytes = this.decode(call, buf, scratchRecv, 'buf', RECV_NONCONTIGUOUS);
     if (source === PROC_NULL) return null;
-    const r = this.world.engine.irecv(bytes, core.ctx, source, tag);
+    const r = this.world.engine.irecv(bytes, core.ctx, source, tag, scratchRecv.packed);
     expectUnpack(r, scratchRecv);
     return r;
   }
@@ -238,7 +246,7 @@ export class Comm {
     const truncated = r.truncated;
     const source = r.statusSource;
     const tag = r.statusTag;
-    const fits = r.buf.length;
+    const fits = r.packed !== null ? r.packed.length : r.buf.length;
     world.engine.free(r);
     if (truncated) {
       this.fail(call, ErrorClass.ERR_TRUNCATE, `the message from rank ${source} with tag ${tag} is longer than the ` +
@@ -320,7 +328,7 @@ export class Comm {
     const core = this.live('Recv_init');
     this.checkSource('Recv_init', core, source);
     this.checkTag('Recv_init', tag, true);
-    this.decode('Recv_init', buf, scratchRecv, 'buf', 'unpack');
+    this.decode('Recv_init', buf, scratchRecv, 'buf', 'direct');
     return new Prequest(this, () => this.startRecv('Recv_init', buf, source, tag));
   }
 
@@ -329,7 +337,7 @@ export class Comm {
     const core = this.live(call);
     this.checkDest(call, core, dest);
     this.checkTag(call, tag, false);
-    this.decode(call, buf, scratchSend, 'buf', 'unpack');
+    this.decode(call, buf, scratchSend, 'buf', 'direct');
   }
 
   /** Sends and receives at once; the two may not overlap in memory. */
@@ -448,10 +456,10 @@ export class Comm {
 
   private startMatched(message: Message, buf: unknown, call: string): CoreRequest | null {
     this.live(`Message.${call}`);
-    const bytes = this.decode(`Message.${call}`, buf, scratchRecv, 'buf', 'unpack');
+    const bytes = this.decode(`Message.${call}`, buf, scratchRecv, 'buf', RECV_NONCONTIGUOUS);
     const entry = message.take(call);
     if (entry === null) return null;
-    const r = this.world.engine.irecvMatched(bytes, entry);
+    const r = this.world.engine.irecvMatched(bytes, entry, scratchRecv.packed);
     expectUnpack(r, scratchRecv);
     return r;
   }
