@@ -17,6 +17,7 @@
         'src/sab.cc',
         'src/shm.cc',
         'src/socket.cc',
+        'src/strided.cc',
         'src/waiter_pool.cc',
       ],
       'include_dirs': [

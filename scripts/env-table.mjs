@@ -5,6 +5,8 @@ import { declaredTunables } from '../dist/src/common/config.js';
 
 console.log('| Variable | Layer | Default | Accepted | Meaning |');
 console.log('|---|---|---|---|---|');
+// A '|' inside a cell (the choices of a variable) would end the cell: Markdown wants it escaped.
+const cell = (text) => String(text).replaceAll('|', '\\|');
 for (const t of declaredTunables()) {
-  console.log(`| \`${t.name}\` | ${t.layer} | ${t.defaultText} | ${t.rangeText} | ${t.description} |`);
+  console.log(`| \`${t.name}\` | ${cell(t.layer)} | ${cell(t.defaultText)} | ${cell(t.rangeText)} | ${cell(t.description)} |`);
 }

@@ -305,7 +305,8 @@ function countNodes(comm: typeof MPI.COMM_WORLD): number {
  * follows from where the ranks run (src/mpid/device.ts: self for one rank, ch_shmem within a
  * node, ch_sci across nodes).
  */
-export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.COMM_WORLD, facts: readonly string[] = []): void {
+export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.COMM_WORLD, facts: readonly string[] = [],
+                            column: string = columnLine(spec, o)): void {
   const nodes = countNodes(comm);
   if (comm.rank !== 0) return;
   const device = comm.size === 1 ? 'self' : nodes === 1 ? 'ch_shmem' : 'ch_shmem + ch_sci';
@@ -313,7 +314,7 @@ export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.CO
   out(`# tsmpi device: ${device} (${comm.size} ranks, ${nodes} node${nodes === 1 ? '' : 's'}, node ${process.version})`);
   out(`# tsmpi limits: ${tunablesFact()}`);
   for (const fact of facts) out(`# ${fact}`);
-  out(columnLine(spec, o));
+  out(column);
 }
 
 // ------------------------------------------------------------------------------ start, end

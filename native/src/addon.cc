@@ -31,6 +31,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterCma(env, exports);
   RegisterCrc32(env, exports);
   RegisterSocket(env, exports);
+  RegisterStrided(env, exports);
   return exports;
 }
 

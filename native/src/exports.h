@@ -12,6 +12,7 @@ void RegisterFutexAsync(Napi::Env env, Napi::Object exports);  // futex_async.cc
 void RegisterCma(Napi::Env env, Napi::Object exports);         // cma.cc
 void RegisterCrc32(Napi::Env env, Napi::Object exports);       // crc32.cc
 void RegisterSocket(Napi::Env env, Napi::Object exports);      // socket.cc
+void RegisterStrided(Napi::Env env, Napi::Object exports);     // strided.cc
 
 }  // namespace tsmpi
 

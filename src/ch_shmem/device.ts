@@ -4,7 +4,7 @@ import {
   NO_ROOM, NO_EAGER_ROOM, SENT, type Device, type DeviceLimits, type PackedData, type PacketSink, type SendResult,
 } from '../mpid/device.js';
 import { HDR_BYTES, HDR_WORDS, PKT_EAGER, PKT_RTS, W_LEN, W_TYPE } from '../mpid/hdr/packet.js';
-import type { ShmemConfig } from './config.js';
+import { type ShmemConfig, singleCopyFor } from './config.js';
 import {
   CHUNK_ENTRY_WORDS, CHUNK_FLAG, CHUNK_LEN, CHUNK_OFFSET, CHUNK_RREQ, CHUNK_TABLE, CONS_EAGER, CONS_SLOTS,
   PairLayout, SLOT_BYTES, SLOT_WORDS,
@@ -137,7 +137,7 @@ export class ShmemDevice implements Device {
     this.chunkRead = new Int32Array(worldSize);
     this.pushes = Array.from({ length: worldSize }, () => []);
     this.expected = Array.from({ length: worldSize }, () => new Map());
-    this.singleCopy = config.singleCopy && singleCopyAllowed();
+    this.singleCopy = singleCopyFor(config.singleCopy, this.peers.length + 1) && singleCopyAllowed();
     trace('rank %d: %d local peers, single copy %s', worldRank, this.peers.length, this.singleCopy);
   }
 

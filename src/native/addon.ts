@@ -166,6 +166,16 @@ export interface NativeAddon {
   cmaProbe(pid: number, remoteAddr: number): CmaProbeResult;
 
   /**
+   * Copies `count` blocks of `blockLen` bytes, block i from src[srcOff + i*srcStride] to
+   * dst[dstOff + i*dstStride] (strides may be negative): the datatype engine's gather and
+   * scatter of a vector level in one call.
+   *
+   * @throws RangeError (code 'EINVAL') when a block would lie outside either buffer.
+   */
+  stridedCopy(src: BufferLike, srcOff: number, srcStride: number, dst: BufferLike, dstOff: number, dstStride: number,
+              blockLen: number, count: number): void;
+
+  /**
    * CRC-32 of IEEE 802.3 (reflected, polynomial 0xEDB88320; equal to zlib's), by PCLMULQDQ
    * folding where the CPU has it and slicing-by-8 otherwise.
    *

@@ -1,4 +1,5 @@
 import { copyBytes } from '../../common/copy.js';
+import { addon } from '../../native/addon.js';
 import type { Leaf, Node, Rep } from './flatten.js';
 
 /**
@@ -58,7 +59,22 @@ export class Copy {
     } else if (this.toPacked) copyBytes(this.user, this.origin + mem, this.packed, this.at + packed, len);
     else copyBytes(this.packed, this.at + packed, this.user, this.origin + mem, len);
   }
+
+  /**
+   * `count` whole blocks of `len` bytes: block i at memory offset mem + i*stride, packed
+   * offset packed + i*len. One native strided copy instead of a JS call per block.
+   */
+  blocks(mem: number, packed: number, len: number, count: number, stride: number): void {
+    if (this.toPacked) addon.stridedCopy(this.user, this.origin + mem, stride, this.packed, this.at + packed, len, len, count);
+    else addon.stridedCopy(this.packed, this.at + packed, len, this.user, this.origin + mem, stride, len, count);
+  }
 }
+
+/**
+ * From this many whole blocks in a run, a copy walk hands the run to the native strided copy
+ * (one N-API call, ~0.1 µs, against ~40 ns per block from JS).
+ */
+const STRIDED_MIN_BLOCKS = 4;
 
 /** Up to this many bytes an aligned block is copied by words; above, TypedArray.set is faster. */
 const SMALL = 32;
@@ -113,6 +129,30 @@ function walkRep(r: Rep, base: number, packedBase: number, s: number, e: number,
   const innerStride = lv[depth - 1]!.stride;
   let ci = ctr[depth - 1]!;
   while (p < e) {
+    if (copy !== null && single !== null && within === 0) {
+      // A run of whole blocks at the innermost level: one strided copy.
+      const whole = Math.floor((e - p) / unit);
+      const m = innerCount - ci < whole ? innerCount - ci : whole;
+      if (m >= STRIDED_MIN_BLOCKS) {
+        copy.blocks(mem + single.off, packedBase + p, unit, m, innerStride);
+        p += m * unit;
+        ci += m;
+        mem += m * innerStride;
+        if (ci < innerCount) continue;
+        mem -= innerCount * innerStride;
+        ci = 0;
+        for (let d = depth - 2; d >= 0; d--) {
+          const l = lv[d]!;
+          if (++ctr[d]! < l.count) {
+            mem += l.stride;
+            break;
+          }
+          mem -= (l.count - 1) * l.stride;
+          ctr[d] = 0;
+        }
+        continue;
+      }
+    }
     const ie = e - p < unit ? e - p : unit;
     if (single === null) walk(r.items, mem, packedBase + p, within, ie, visit);
     else if (copy !== null) copyPiece(copy, mem + single.off + within, packedBase + p + within, ie - within);
