@@ -1,6 +1,6 @@
 /**
  * Command line of tsmpiexec, mpiexec-compatible where the names overlap:
- *   tsmpiexec -n N [--timeout S] [-x VAR[=value]]... [--tag-output] [--pmi-port] command args...
+ *   tsmpiexec -n N [--timeout S] [-x VAR[=value]]... [--tag-output] [--pmi-port] [--sci-nodes K] command args...
  */
 export interface LaunchOptions {
   readonly nprocs: number;
@@ -10,6 +10,11 @@ export interface LaunchOptions {
   readonly tagOutput: boolean;
   /** Ranks connect to a listening Unix socket (PMI_PORT + PMI_ID) instead of an inherited one. */
   readonly pmiPort: boolean;
+  /**
+   * Emulated SCI nodes: ranks are split into K blocks of consecutive ranks, each an SCI node
+   * of its own (ch_shmem inside a block, ch_sci between blocks); null: one real node.
+   */
+  readonly sciNodes: number | null;
   readonly command: string;
   readonly args: readonly string[];
 }
@@ -28,6 +33,8 @@ export const USAGE = `usage: tsmpiexec -n N [options] command [args...]
   -x VAR[=value]     set VAR for every rank (without a value: pass the launcher's VAR)
   --tag-output       prefix every output line with [rank]
   --pmi-port         ranks connect to the launcher's socket (PMI_PORT) instead of PMI_FD
+  --sci-nodes K      split the ranks into K emulated SCI nodes (blocks of consecutive ranks):
+                     ch_shmem within a node, ch_sci between nodes
   --help-env         list the TSMPI_* variables with defaults and ranges
   -h, --help         this text
 `;
@@ -39,6 +46,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   let timeoutSeconds: number | null = null;
   let tagOutput = false;
   let pmiPort = false;
+  let sciNodes: number | null = null;
   const exports = new Map<string, string>();
   let i = 0;
   const value = (flag: string): string => {
@@ -77,6 +85,11 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     } else if (arg === '--pmi-port') {
       pmiPort = true;
       i++;
+    } else if (arg === '--sci-nodes') {
+      const text = value(arg);
+      const k = Number(text);
+      if (!/^\d+$/.test(text) || k < 1 || k > MAX_RANKS) throw new UsageError(`--sci-nodes ${text}: expected an integer in [1, ${MAX_RANKS}]`);
+      sciNodes = k;
     } else if (arg === '-h' || arg === '--help') {
       return { kind: 'help' };
     } else if (arg === '--help-env') {
@@ -88,8 +101,11 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const command = argv[i];
   if (command === undefined) throw new UsageError('no command to run');
   if (nprocs === null) nprocs = 1;
+  if (sciNodes !== null && sciNodes > nprocs) {
+    throw new UsageError(`--sci-nodes ${sciNodes}: cannot split ${nprocs} rank${nprocs === 1 ? '' : 's'} into ${sciNodes} nodes (each node needs a rank)`);
+  }
   return {
     kind: 'launch',
-    options: { nprocs, timeoutSeconds, exports, tagOutput, pmiPort, command, args: argv.slice(i + 1) },
+    options: { nprocs, timeoutSeconds, exports, tagOutput, pmiPort, sciNodes, command, args: argv.slice(i + 1) },
   };
 }

@@ -95,6 +95,7 @@ export class Job {
     env.TSMPI_JOBID = this.jobId;
     env.PMI_RANK = String(rank);
     env.PMI_SIZE = String(nprocs);
+    if (this.options.sciNodes !== null) env.TSMPI_SCI_NODE = String(sciNodeOf(rank, nprocs, this.options.sciNodes));
     delete env.PMI_FD;
     delete env.PMI_PORT;
     delete env.PMI_ID;
@@ -181,4 +182,9 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
       // Already gone.
     }
   }
+}
+
+/** The emulated SCI node of `rank` when `nprocs` ranks are split into `nodes` blocks (block distribution). */
+export function sciNodeOf(rank: number, nprocs: number, nodes: number): number {
+  return Math.floor((rank * nodes) / nprocs);
 }

@@ -1,4 +1,4 @@
-import { declareBool, declareInt } from '../common/config.js';
+import { declareBool, declareInt, declareString } from '../common/config.js';
 
 export const SPIN_POLLS = declareInt({
   name: 'TSMPI_SPIN_POLLS', layer: 'mpid',
@@ -26,4 +26,11 @@ export const DIRECT_PACK_MIN = declareInt({
     'iovec lists (when single copy is on); smaller blocks are gathered locally into the bounce buffers (the kernel ' +
     'pays ~0.4 µs per remote iovec, so 256-byte blocks would move at 0.6 GB/s).',
   default: 16384, min: 1, max: 1 << 30,
+});
+
+export const SCI_NODE = declareString({
+  name: 'TSMPI_SCI_NODE', layer: 'mpid',
+  description: 'The emulated SCI node of this rank (set per rank by tsmpiexec --sci-nodes K, or by hand under another ' +
+    'launcher): ranks share memory only with ranks of the same machine and the same SCI node; unset: the machine is one node.',
+  default: '', pattern: /^\d{0,4}$/, patternText: 'a node index 0 .. 9999',
 });

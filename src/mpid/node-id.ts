@@ -2,11 +2,19 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 
+import { SCI_NODE } from './config.js';
+
 /**
- * An id shared exactly by the processes that can share memory: the host name plus the
- * kernel's boot id (two containers with one host name but different kernels differ).
+ * An id shared exactly by the processes that may share memory: the host name plus the
+ * kernel's boot id (two containers with one host name but different kernels differ), plus the
+ * emulated SCI node when TSMPI_SCI_NODE splits the machine into several (tsmpiexec --sci-nodes).
  */
-export function localNodeId(): string {
+export function localNodeId(env: NodeJS.ProcessEnv = process.env): string {
+  const sci = SCI_NODE.read(env);
+  return sci === '' ? machineId() : `${machineId()}#sci${Number(sci)}`;
+}
+
+function machineId(): string {
   let boot = '';
   try {
     boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();

@@ -141,6 +141,19 @@ describe('tsmpiexec', () => {
     }
   });
 
+  it('--sci-nodes K gives each rank its emulated SCI node, K blocks of consecutive ranks', { timeout: 30_000 }, async () => {
+    const script = 'console.log(`rank ${process.env.PMI_RANK} node ${process.env.TSMPI_SCI_NODE}`)';
+    const r = await tsmpiexec(['-n', '5', '--sci-nodes', '2', node, '-e', script], 25_000);
+    assert.equal(r.status, 0, r.stderr);
+    const got = r.stdout.split('\n').filter((l) => l.startsWith('rank')).sort();
+    assert.deepEqual(got, ['rank 0 node 0', 'rank 1 node 0', 'rank 2 node 0', 'rank 3 node 1', 'rank 4 node 1']);
+    const plain = await tsmpiexec(['-n', '1', '-x', 'TSMPI_SCI_NODE=7', node, '-e', script], 25_000);
+    assert.match(plain.stdout, /rank 0 node 7/, 'without --sci-nodes the environment is left alone');
+    const bad = await tsmpiexec(['-n', '2', '--sci-nodes', '3', node, '-e', script], 20_000);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--sci-nodes 3: cannot split 2 ranks into 3 nodes/);
+  });
+
   it('rejects bad usage with status 2 and a message', { timeout: 30_000 }, async () => {
     const r = await tsmpiexec(['-n', '0', node, HELLO], 20_000);
     assert.equal(r.status, 2);
