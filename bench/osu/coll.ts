@@ -1,9 +1,11 @@
 /**
  * The collective OSU benchmarks (osu_barrier, osu_bcast, osu_reduce, osu_allreduce,
  * osu_allgather, osu_alltoall, osu_gather, osu_scatter) share this loop, OMB's
- * c/mpi/collective/blocking layout: per size, Barrier, untimed warm-up, then MPI.Wtime()
- * around the timed loop; each rank's average latency is reduced to rank 0, which prints the
- * mean over ranks:
+ * c/mpi/collective/blocking method: per size a Barrier, then warm-up + timed calls, each call
+ * timed alone by an MPI.Wtime() pair and followed by an untimed Barrier (not in osu_barrier),
+ * so that a rank leaving a call early (a bcast root, a reduce leaf) cannot run ahead into the
+ * next one; the warm-up calls are dropped, each rank's average latency is reduced to rank 0,
+ * which prints the mean over ranks (bench/compare/osu_coll.c does the same in C):
  *
  *   # OSU MPI Allreduce Latency Test v7.0
  *   # Size       Avg Latency(us)
@@ -41,24 +43,14 @@ export function runCollective(bench: CollBench): never {
   }
   const sizes = bench.sizeless ? [0] : messageSizes(spec, o).filter((s) => s > 0);
   const total = new Float64Array(1);
+  const separate = bench.sizeless !== true; // a Barrier between calls, except around Barrier itself
   // As osu_latency: an untimed pass over the whole table first, so that rows time compiled
   // code rather than the JIT (TSMPI_BENCH_JIT_WARMUP=0 skips it).
   if (process.env.TSMPI_BENCH_JIT_WARMUP !== '0') {
-    for (const size of sizes) {
-      const op = bench.prepare(comm, size);
-      comm.Barrier();
-      for (let i = warmupFor(o, size) + iterationsFor(o, size); i > 0; i--) op();
-    }
+    for (const size of sizes) measure(comm, bench.prepare(comm, size), warmupFor(o, size), iterationsFor(o, size), separate);
   }
   for (const size of sizes) {
-    const op = bench.prepare(comm, size);
-    const iterations = iterationsFor(o, size);
-    comm.Barrier();
-    for (let i = 0; i < warmupFor(o, size); i++) op();
-    comm.Barrier();
-    const t0 = MPI.Wtime();
-    for (let i = 0; i < iterations; i++) op();
-    const mine = ((MPI.Wtime() - t0) * 1e6) / iterations;
+    const mine = measure(comm, bench.prepare(comm, size), warmupFor(o, size), iterationsFor(o, size), separate);
     comm.Reduce(Float64Array.of(mine), total, MPI.SUM, 0);
     if (comm.rank === 0) {
       const avg = total[0]! / comm.size;
@@ -67,4 +59,18 @@ export function runCollective(bench: CollBench): never {
     comm.Barrier();
   }
   return finish(0);
+}
+
+/** OMB's loop for one size: µs per call, the `skip` warm-up calls dropped. */
+function measure(comm: Comm, op: () => void, skip: number, iterations: number, separate: boolean): number {
+  let timer = 0;
+  comm.Barrier();
+  for (let i = 0; i < skip + iterations; i++) {
+    const t0 = MPI.Wtime();
+    op();
+    const t1 = MPI.Wtime();
+    if (i >= skip) timer += t1 - t0;
+    if (separate) comm.Barrier();
+  }
+  return (timer * 1e6) / iterations;
 }
