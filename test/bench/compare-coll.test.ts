@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { DIST, ROOT, run, tsmpiexec, which } from '../helpers.js';
+
+/**
+ * bench/compare's collective mode: compare.js builds bench/compare/osu_coll.c with mpicc, runs
+ * each collective under tsmpiexec and MPICH's hydra on 2 ranks with tiny counts, and prints one
+ * markdown table per benchmark; the C programs print what bench/osu/coll.ts prints, line for
+ * line. Only shapes are judged, no timing. Skips, saying why, without mpicc or mpiexec.hydra.
+ */
+const COMPARE = path.join(DIST, 'bench', 'compare', 'compare.js');
+const OSU = path.join(DIST, 'bench', 'osu');
+const BUILD = path.join(ROOT, 'bench', 'compare', 'build');
+const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'alltoall', 'gather', 'scatter'];
+const SIZES = [1, 2, 4, 8, 16, 32, 64];
+const node = process.execPath;
+const hydra = which('mpiexec.hydra');
+const missing = [which('mpicc') === null ? 'mpicc' : null, hydra === null ? 'mpiexec.hydra' : null].filter((x) => x !== null);
+const skip = missing.length > 0 ? `${missing.join(' and ')} not installed (apt-get install mpich libmpich-dev)` : false;
+
+function lines(stdout: string): string[] {
+  return stdout.split('\n').filter((l) => l !== '');
+}
+
+/** The `## osu_x` sections of the report, by program name, each as its lines. */
+function sections(report: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let current: string[] | null = null;
+  for (const line of report.split('\n')) {
+    const m = /^## (osu_\w+), /.exec(line);
+    if (m) out.set(m[1]!, (current = []));
+    if (current !== null) current.push(line);
+  }
+  return out;
+}
+
+const CELL = /^\d+\.\d{2}$/;
+
+describe('bench/compare collectives', () => {
+  it('compare.js --bench coll -n 2: one table per collective, sizes 1..64, ratios of the two columns', { skip, timeout: 60_000 }, async () => {
+    const outFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tsmpi-compare-')), 'coll.md');
+    const r = await run(node, [COMPARE, '--bench', 'coll', '-n', '2', '--sizes', '64', '--iterations', '20', '--warmup', '2',
+      '--repeat', '1', '--timeout', '30', '--out', outFile], 50_000, { cwd: ROOT });
+    assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    assert.equal(fs.readFileSync(outFile, 'utf8'), r.stdout, '--out holds the printed report');
+    fs.rmSync(path.dirname(outFile), { recursive: true });
+    assert.match(r.stdout, /^# tsmpi and MPICH, collectives \(2 ranks\) on one node$/m);
+    assert.doesNotMatch(r.stdout, /Failed/);
+    assert.match(r.stdout, /^Total \d+\.\d s\.$/m);
+    const found = sections(r.stdout);
+    assert.deepEqual([...found.keys()], COLLECTIVES.map((c) => `osu_${c}`));
+    for (const [program, section] of found) {
+      assert.match(section[0]!, new RegExp(`^## ${program}, 2 ranks: Avg Latency \\(us\\), lower is better`));
+      const commands = section.filter((l) => l.startsWith('- '));
+      assert.match(commands[0] ?? '', new RegExp(`^- tsmpi \\(1 run: \\d+\\.\\d s\\): \`node dist/bin/tsmpiexec\\.js -n 2 .*dist/bench/osu/${program}\\.js `));
+      assert.match(commands[1] ?? '', new RegExp(`^- MPICH \\(1 run: \\d+\\.\\d s\\): \`mpiexec\\.hydra -n 2 bench/compare/build/${program}_c `));
+      const head = section.indexOf('| Size (B) | tsmpi (µs) | MPICH (µs) | ratio tsmpi/MPICH |');
+      assert.ok(head > 0, `${program}: no table head:\n${section.join('\n')}`);
+      assert.equal(section[head + 1], '|---:|---:|---:|---:|');
+      const rows = section.slice(head + 2).filter((l) => l.startsWith('|'));
+      const sizes = rows.map((row) => {
+        const cells = row.split('|').slice(1, -1).map((c) => c.trim());
+        assert.equal(cells.length, 4, row);
+        const [size, tsmpi, mpich, ratio] = cells as [string, string, string, string];
+        for (const c of [tsmpi, mpich, ratio]) assert.match(c, CELL, `${program}: ${row}`);
+        const a = Number(tsmpi);
+        const b = Number(mpich);
+        // The ratio is taken before rounding: the printed cells bound it within their last digit.
+        if (b >= 0.01) {
+          const slack = (0.005 / Math.max(b - 0.005, 0.001)) * (a / b + 1) + 0.006;
+          assert.ok(Math.abs(Number(ratio) - a / b) <= slack, `${program}: ratio of ${row}`);
+        }
+        return size;
+      });
+      assert.deepEqual(sizes, program === 'osu_barrier' ? ['—'] : SIZES.map(String), `${program} rows`);
+    }
+  });
+
+  it('the C programs print coll.ts\'s title, column line and rows', { skip, timeout: 60_000 }, async () => {
+    // Built by the test above; built here again if it was filtered out.
+    for (const program of ['osu_allreduce', 'osu_barrier']) {
+      const exe = path.join(BUILD, `${program}_c`);
+      if (!fs.existsSync(exe)) {
+        const b = await run('mpicc', ['-O2', `-DOSU_${program.slice(4).toUpperCase()}`, '-o', exe, path.join(ROOT, 'bench', 'compare', 'osu_coll.c')], 30_000);
+        assert.equal(b.status, 0, b.stderr);
+      }
+      const args = program === 'osu_barrier' ? ['-i', '10', '-x', '1'] : ['-m', '1:8', '-i', '10', '-x', '1'];
+      const c = await run(hydra!, ['-n', '2', exe, ...args], 30_000);
+      const t = await tsmpiexec(['-n', '2', '--timeout', '30', node, path.join(OSU, `${program}.js`), ...args], 40_000);
+      assert.equal(c.status, 0, `C:\n${c.stdout}\n${c.stderr}`);
+      assert.equal(t.status, 0, `tsmpi:\n${t.stdout}\n${t.stderr}`);
+      const cl = lines(c.stdout);
+      const tl = lines(t.stdout);
+      assert.equal(cl[0], tl[0], 'same title');
+      assert.match(cl[1] ?? '', /^# MPI library: MPICH.* \(2 ranks\)$/);
+      const column = program === 'osu_barrier' ? 'Avg Latency(us)'.padStart(20) : '# Size'.padEnd(10) + 'Avg Latency(us)'.padStart(20);
+      assert.equal(cl[2], column, `C column line:\n${c.stdout}`);
+      assert.equal(tl.find((l) => !l.startsWith('# OSU') && !l.startsWith('# tsmpi')), column, `tsmpi column line:\n${t.stdout}`);
+      for (const [side, out] of [['C', cl.slice(3)], ['tsmpi', tl.slice(tl.indexOf(column) + 1)]] as const) {
+        if (program === 'osu_barrier') {
+          assert.equal(out.length, 1, `${side}: ${out.join('\n')}`);
+          assert.match(out[0]!, /^ +\d+\.\d{2}$/);
+          assert.equal(out[0]!.length, 20, `${side}: ${JSON.stringify(out[0])} is not 20 wide`);
+        } else {
+          assert.deepEqual(out.map((l) => Number(/^(\d+) +\d+\.\d{2}$/.exec(l)?.[1] ?? NaN)), [1, 2, 4, 8], `${side}: ${out.join('\n')}`);
+          for (const l of out) assert.equal(l.length, 30, `${side}: ${JSON.stringify(l)} is not 10 + 20 wide`);
+        }
+      }
+    }
+  });
+
+  it('compare.js refuses an unknown benchmark and fewer than 2 ranks, naming what it takes', { timeout: 20_000 }, async () => {
+    const bad = await run(node, [COMPARE, '--bench', 'allreduce,scan'], 10_000);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--bench takes latency, bw, barrier, .* or coll, got "scan"/);
+    const one = await run(node, [COMPARE, '--bench', 'bcast', '-n', '1'], 10_000);
+    assert.equal(one.status, 2);
+    assert.match(one.stderr, /-n needs at least 2 ranks/);
+  });
+});
