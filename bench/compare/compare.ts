@@ -2,7 +2,8 @@
  * tsmpi against a C MPI (MPICH), side by side: builds bench/compare/osu_pt2pt.c and
  * osu_coll.c with mpicc into bench/compare/build/ (git ignores it), runs each chosen benchmark
  * on both in one go with the same sizes and counts, and prints one markdown table per benchmark
- * (Size | tsmpi | MPICH | ratio tsmpi/MPICH), also written to --out when given.
+ * (Size | tsmpi | MPICH | ratio tsmpi/MPICH), then, for several collectives, their ratios in one
+ * table (a column per collective), all also written to --out when given.
  *
  *   npx tsc -p tsconfig.json
  *   node dist/bench/compare/compare.js [--sizes MIN:MAX] [--iterations N] [--warmup N] [--window N]
@@ -358,8 +359,37 @@ function failure(info: BenchInfo, p: Plan, error: RunFailure): string[] {
   return [title(info, p), '', '**Failed**, no comparison:', '', '```', error.message.trimEnd(), '```', ''];
 }
 
+/** One compared benchmark: the best rows of each side. */
+interface Result {
+  readonly info: BenchInfo;
+  readonly tsmpi: RunOutput;
+  readonly mpich: RunOutput;
+}
+
+function ratioOf(r: Result, size: number): string {
+  const a = r.tsmpi.rows.get(size);
+  const b = r.mpich.rows.get(size);
+  return a !== undefined && b !== undefined && b > 0 ? (a / b).toFixed(2) : '—';
+}
+
+/** The ratios of several collectives in one table, a column per benchmark (barrier has one row of its own). */
+function summary(results: readonly Result[], ranks: number): string[] {
+  const sized = results.filter((r) => !r.info.sizeless);
+  const sizeless = results.filter((r) => r.info.sizeless);
+  const sizes = [...new Set(sized.flatMap((r) => [...r.tsmpi.rows.keys(), ...r.mpich.rows.keys()]))].sort((a, b) => a - b);
+  const lines = [`## Collectives, ${ranks} ranks: ratio tsmpi / MPICH of the average latency (above 1: tsmpi is slower)`, ''];
+  for (const r of sizeless) lines.push(`${r.info.program}: ${ratioOf(r, 0)}`, '');
+  if (sized.length > 0) {
+    lines.push(`| Size (B) | ${sized.map((r) => r.info.program.slice('osu_'.length)).join(' | ')} |`);
+    lines.push(`|---:|${sized.map(() => '---:|').join('')}`);
+    for (const size of sizes) lines.push(`| ${size} | ${sized.map((r) => ratioOf(r, size)).join(' | ')} |`);
+    lines.push('');
+  }
+  return lines;
+}
+
 /** Both sides of one benchmark, `repeat` times alternating; throws RunFailure when a run fails. */
-function compareOne(info: BenchInfo, p: Plan, s: Settings, mpicc: string, mpiexec: string): string[] {
+function compareOne(info: BenchInfo, p: Plan, s: Settings, mpicc: string, mpiexec: string): Result {
   const exe = build(info, mpicc);
   const script = path.join(OSU_DIST, `${info.program}.js`);
   if (!fs.existsSync(script)) fail(2, `${script} is missing; run npx tsc -p tsconfig.json first`);
@@ -373,7 +403,7 @@ function compareOne(info: BenchInfo, p: Plan, s: Settings, mpicc: string, mpiexe
     mpich = merge(info, mpich, runBenchmark(info, `MPICH ${info.program}${round}`, path.basename(mpiexec), mpiexec,
       ['-n', n, exe, ...p.args], s.timeoutS));
   }
-  return table(info, p, tsmpi!, mpich!, s.repeat);
+  return { info, tsmpi: tsmpi!, mpich: mpich! };
 }
 
 function main(): void {
@@ -402,11 +432,14 @@ function main(): void {
     '',
   ];
   const failed: string[] = [];
+  const collectives: Result[] = [];
   for (const bench of s.benches) {
     const info = BENCHES[bench];
     const p = plan(info, s);
     try {
-      markdown.push(...compareOne(info, p, s, mpicc!, mpiexec!));
+      const result = compareOne(info, p, s, mpicc!, mpiexec!);
+      markdown.push(...table(info, p, result.tsmpi, result.mpich, s.repeat));
+      if (info.collective) collectives.push(result);
     } catch (e) {
       if (!(e instanceof RunFailure)) throw e;
       process.stderr.write(`compare: ${e.message}\n`);
@@ -414,6 +447,7 @@ function main(): void {
       markdown.push(...failure(info, p, e));
     }
   }
+  if (collectives.length > 1) markdown.push(...summary(collectives, s.ranks));
   if (failed.length > 0) markdown.push(`Failed: ${failed.join(', ')}.`, '');
   markdown.push(`Total ${((Date.now() - started) / 1000).toFixed(1)} s.`, '');
   const text = markdown.join('\n');

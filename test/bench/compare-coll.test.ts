@@ -25,22 +25,35 @@ function lines(stdout: string): string[] {
   return stdout.split('\n').filter((l) => l !== '');
 }
 
-/** The `## osu_x` sections of the report, by program name, each as its lines. */
+/** The `## ` sections of the report, by program name (`osu_bcast`) or `Collectives`, each as its lines. */
 function sections(report: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   let current: string[] | null = null;
   for (const line of report.split('\n')) {
-    const m = /^## (osu_\w+), /.exec(line);
+    const m = /^## (\w+), /.exec(line);
     if (m) out.set(m[1]!, (current = []));
     if (current !== null) current.push(line);
   }
   return out;
 }
 
+/** The cells of a markdown table's body rows, below its head line. */
+function tableRows(section: readonly string[], head: string): string[][] {
+  const at = section.indexOf(head);
+  assert.ok(at > 0, `no table head ${JSON.stringify(head)}:\n${section.join('\n')}`);
+  assert.match(section[at + 1] ?? '', /^\|(---:\|)+$/);
+  const rows: string[][] = [];
+  for (const line of section.slice(at + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.split('|').slice(1, -1).map((c) => c.trim()));
+  }
+  return rows;
+}
+
 const CELL = /^\d+\.\d{2}$/;
 
 describe('bench/compare collectives', () => {
-  it('compare.js --bench coll -n 2: one table per collective, sizes 1..64, ratios of the two columns', { skip, timeout: 60_000 }, async () => {
+  it('compare.js --bench coll -n 2: one table per collective, sizes 1..64, ratios of the two columns, a summary of ratios', { skip, timeout: 60_000 }, async () => {
     const outFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tsmpi-compare-')), 'coll.md');
     const r = await run(node, [COMPARE, '--bench', 'coll', '-n', '2', '--sizes', '64', '--iterations', '20', '--warmup', '2',
       '--repeat', '1', '--timeout', '30', '--out', outFile], 50_000, { cwd: ROOT });
@@ -51,18 +64,17 @@ describe('bench/compare collectives', () => {
     assert.doesNotMatch(r.stdout, /Failed/);
     assert.match(r.stdout, /^Total \d+\.\d s\.$/m);
     const found = sections(r.stdout);
-    assert.deepEqual([...found.keys()], COLLECTIVES.map((c) => `osu_${c}`));
-    for (const [program, section] of found) {
+    assert.deepEqual([...found.keys()], [...COLLECTIVES.map((c) => `osu_${c}`), 'Collectives']);
+    const ratios = new Map<string, Map<string, string>>(); // program -> size -> ratio
+    for (const [program, section] of [...found].filter(([name]) => name.startsWith('osu_'))) {
       assert.match(section[0]!, new RegExp(`^## ${program}, 2 ranks: Avg Latency \\(us\\), lower is better`));
       const commands = section.filter((l) => l.startsWith('- '));
       assert.match(commands[0] ?? '', new RegExp(`^- tsmpi \\(1 run: \\d+\\.\\d s\\): \`node dist/bin/tsmpiexec\\.js -n 2 .*dist/bench/osu/${program}\\.js `));
       assert.match(commands[1] ?? '', new RegExp(`^- MPICH \\(1 run: \\d+\\.\\d s\\): \`mpiexec\\.hydra -n 2 bench/compare/build/${program}_c `));
-      const head = section.indexOf('| Size (B) | tsmpi (µs) | MPICH (µs) | ratio tsmpi/MPICH |');
-      assert.ok(head > 0, `${program}: no table head:\n${section.join('\n')}`);
-      assert.equal(section[head + 1], '|---:|---:|---:|---:|');
-      const rows = section.slice(head + 2).filter((l) => l.startsWith('|'));
-      const sizes = rows.map((row) => {
-        const cells = row.split('|').slice(1, -1).map((c) => c.trim());
+      const rows = tableRows(section, '| Size (B) | tsmpi (µs) | MPICH (µs) | ratio tsmpi/MPICH |');
+      ratios.set(program, new Map(rows.map((cells) => [cells[0]!, cells[3]!])));
+      const sizes = rows.map((cells) => {
+        const row = cells.join(' | ');
         assert.equal(cells.length, 4, row);
         const [size, tsmpi, mpich, ratio] = cells as [string, string, string, string];
         for (const c of [tsmpi, mpich, ratio]) assert.match(c, CELL, `${program}: ${row}`);
@@ -76,6 +88,16 @@ describe('bench/compare collectives', () => {
         return size;
       });
       assert.deepEqual(sizes, program === 'osu_barrier' ? ['—'] : SIZES.map(String), `${program} rows`);
+    }
+    // The summary repeats each table's ratios: barrier on a line, the others a column each.
+    const summary = found.get('Collectives')!;
+    assert.match(summary[0]!, /^## Collectives, 2 ranks: ratio tsmpi \/ MPICH of the average latency/);
+    assert.ok(summary.includes(`osu_barrier: ${ratios.get('osu_barrier')!.get('—')}`), summary.join('\n'));
+    const sized = COLLECTIVES.filter((c) => c !== 'barrier');
+    const rows = tableRows(summary, `| Size (B) | ${sized.join(' | ')} |`);
+    assert.deepEqual(rows.map((cells) => cells[0]), SIZES.map(String));
+    for (const cells of rows) {
+      sized.forEach((c, k) => assert.equal(cells[k + 1], ratios.get(`osu_${c}`)!.get(cells[0]!), `${c} at ${cells[0]}`));
     }
   });
 
@@ -110,6 +132,20 @@ describe('bench/compare collectives', () => {
         }
       }
     }
+  });
+
+  it('a failing side is reported with its output and the exit status is 1', { skip, timeout: 30_000 }, async () => {
+    // An algorithm name tsmpi does not know makes every tsmpi rank exit at start-up.
+    const r = await run(node, [COMPARE, '--bench', 'allreduce', '-n', '2', '--sizes', '4', '--iterations', '5', '--repeat', '1',
+      '--timeout', '20'], 25_000, { cwd: ROOT, env: { ...process.env, TSMPI_COLL_ALLREDUCE: 'no_such_algorithm' } });
+    assert.equal(r.status, 1, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    const section = sections(r.stdout).get('osu_allreduce');
+    assert.ok(section !== undefined, r.stdout);
+    assert.ok(section.includes('**Failed**, no comparison:'), section.join('\n'));
+    assert.match(r.stdout, /tsmpi osu_allreduce failed \(exit status \d+\)/);
+    assert.match(r.stdout, /TSMPI_COLL_ALLREDUCE=.*no_such_algorithm/);
+    assert.match(r.stdout, /^Failed: osu_allreduce\.$/m);
+    assert.doesNotMatch(r.stdout, /^\| Size/m);
   });
 
   it('compare.js refuses an unknown benchmark and fewer than 2 ranks, naming what it takes', { timeout: 20_000 }, async () => {
