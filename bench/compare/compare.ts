@@ -22,7 +22,7 @@
  * which OMB applies to every size.
  *
  * More ranks than CPUs: MPICH 4.0.2 (Debian's ch4:ucx) waits by polling and never gives the CPU
- * up: libmpich imports no sched_yield, nanosleep or futex; MPIR_CVAR_POLLS_BEFORE_YIELD belongs
+ * up: libmpich.so imports neither sched_yield nor any sleep call; MPIR_CVAR_POLLS_BEFORE_YIELD belongs
  * to ch3:nemesis and ch4 ignores it; no MPIR_CVAR_CH4_* or POSIX shm setting changes that
  * (measured here with 4 ranks on 2 CPUs: osu_barrier 8 ms per call with the defaults,
  * MPIR_CVAR_POLLS_BEFORE_YIELD=1 or MPIR_CVAR_CH4_SHM=posix; 5 ms with MPIR_CVAR_NOLOCAL=1, i.e.
@@ -296,6 +296,13 @@ function cell(x: number | undefined): string {
   return x === undefined ? '—' : x.toFixed(2);
 }
 
+/** a / b with 2 decimals, or 2 significant digits below 0.1 (0.0038, not 0.00). */
+function ratioText(a: number | undefined, b: number | undefined): string {
+  if (a === undefined || b === undefined || !(b > 0)) return '—';
+  const r = a / b;
+  return r >= 0.1 || r === 0 ? r.toFixed(2) : r.toPrecision(2);
+}
+
 /** What one benchmark is run with: ranks and the OMB options, the same for both sides. */
 interface Plan {
   readonly ranks: number;
@@ -347,8 +354,7 @@ function table(info: BenchInfo, p: Plan, tsmpi: RunOutput, mpich: RunOutput, rep
   for (const size of sizes) {
     const a = tsmpi.rows.get(size);
     const b = mpich.rows.get(size);
-    const ratio = a !== undefined && b !== undefined && b > 0 ? (a / b).toFixed(2) : '—';
-    lines.push(`| ${info.sizeless ? '—' : size} | ${cell(a)} | ${cell(b)} | ${ratio} |`);
+    lines.push(`| ${info.sizeless ? '—' : size} | ${cell(a)} | ${cell(b)} | ${ratioText(a, b)} |`);
   }
   lines.push('');
   return lines;
@@ -367,9 +373,7 @@ interface Result {
 }
 
 function ratioOf(r: Result, size: number): string {
-  const a = r.tsmpi.rows.get(size);
-  const b = r.mpich.rows.get(size);
-  return a !== undefined && b !== undefined && b > 0 ? (a / b).toFixed(2) : '—';
+  return ratioText(r.tsmpi.rows.get(size), r.mpich.rows.get(size));
 }
 
 /** The ratios of several collectives in one table, a column per benchmark (barrier has one row of its own). */
