@@ -339,8 +339,10 @@ function table(info: BenchInfo, p: Plan, tsmpi: RunOutput, mpich: RunOutput, rep
     ...(p.oversubscribed ? [
       '',
       `${p.ranks} ranks on ${os.availableParallelism()} CPUs: MPICH's ranks poll without yielding the CPU (no MPICH setting ` +
-        'changes that, see bench/compare/compare.ts), so each of its calls waits for scheduler slices; tsmpi\'s waits ' +
-        'back off to a futex sleep. The ratio compares how the two wait, not their algorithms.',
+        'changes that, see bench/compare/compare.ts), so an MPICH call that waits for a rank that is not running takes ' +
+        'scheduler slices (milliseconds), while tsmpi\'s waits back off to a futex sleep; calls whose data arrived during ' +
+        'the untimed Barrier before them (small bcast and scatter) wait for nobody. The ratio mostly compares how the two ' +
+        'wait, not their algorithms.',
     ] : []),
     '',
     `- tsmpi (${runTimes(tsmpi)}): \`${tsmpi.command}\``,
