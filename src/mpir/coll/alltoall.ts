@@ -3,7 +3,7 @@ import { COLL_ALLTOALL } from '../config.js';
 import { Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
-import { type Call, checkContiguous, decode, decodeV, execute, fail, intList, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, checkCommitted, decode, decodeV, execute, fail, intList, isInPlace, newSchedule, packedW, type Schedule } from './common.js';
 
 const choice = COLL_ALLTOALL.read();
 /**
@@ -121,17 +121,18 @@ function fromW(c: Call, arg: unknown, what: string): Blocks {
   const types = arg[2] as unknown;
   if (!Array.isArray(types) || types.length < size) fail(c, ErrorClass.ERR_TYPE, `${what}: expected ${size} datatypes`);
   const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data as ArrayBufferLike);
-  const len: number[] = [];
+  const dts: Datatype[] = [];
   for (let r = 0; r < size; r++) {
     const t = types[r] as unknown;
     if (!(t instanceof Datatype) || t.size === 0) fail(c, ErrorClass.ERR_TYPE, `${what} datatypes[${r}]: expected an MPI.Datatype, got ${describe(t)}`);
-    checkContiguous(c, t, `${what} datatypes[${r}]`);
-    len.push(counts[r]! * t.size);
-    if (displs[r]! + len[r]! > bytes.length) {
-      fail(c, ErrorClass.ERR_BUFFER, `${what}: block ${r} (byte displacement ${displs[r]}, ${len[r]} bytes) does not fit ${bytes.length} bytes`);
+    checkCommitted(c, t, `${what} datatypes[${r}]`);
+    const span = counts[r] === 0 ? 0 : t.spanOf(counts[r]!);
+    if (span < 0 || displs[r]! + span > bytes.length) {
+      fail(c, ErrorClass.ERR_BUFFER, `${what}: block ${r} (byte displacement ${displs[r]}, ${counts[r]} x ${t.name}) does not fit ${bytes.length} bytes`);
     }
+    dts.push(t);
   }
-  return { data: bytes, off: displs, len };
+  return packedW(c, bytes, counts, displs, dts, what);
 }
 
 export function alltoallw(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {

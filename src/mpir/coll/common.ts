@@ -23,6 +23,37 @@ export interface Call {
   readonly core: CommCore;
   readonly world: World;
   readonly name: string;
+  /**
+   * Receive buffers of non-contiguous datatypes: the schedule works on packed copies, unpacked
+   * into the user's memory when it ends (execute adds the step). Set by decode.
+   */
+  unpacks?: Unpack[];
+}
+
+/** A packed copy of a non-contiguous receive block, and where it goes when the collective ends. */
+export interface Unpack {
+  readonly packed: Uint8Array;
+  readonly user: Uint8Array;
+  readonly count: number;
+  readonly datatype: Datatype;
+}
+
+/**
+ * Collectives run on packed bytes. A block of a non-contiguous datatype is packed into a
+ * scratch buffer (also for receive buffers, whose old content IN_PLACE variants read), and
+ * receive blocks are unpacked into the user's memory at the end. `what` says the role:
+ * buffers named 'sendbuf' are only read.
+ */
+function packBlock(c: Call, user: Uint8Array, count: number, dt: Datatype, what: string,
+                   packed = new Uint8Array(count * dt.size)): Uint8Array {
+  dt.packTo(user, count, 0, packed.length, packed, 0);
+  if (what !== 'sendbuf') (c.unpacks ??= []).push({ packed, user, count, datatype: dt });
+  return packed;
+}
+
+/** The user's memory from byte `at` as the origin of a datatype (the whole rest of the buffer). */
+function userFrom(bytes: Uint8Array, at: number): Uint8Array {
+  return bytes.subarray(at);
 }
 
 export interface Decoded {
@@ -37,7 +68,9 @@ export function fail(c: Call, errorClass: number, message: string): never {
 
 export function decode(c: Call, buf: unknown, what: string): Decoded {
   const spec = new BufferSpec();
-  if (!decodeBuffer(buf, spec)) fail(c, spec.errorClass, `${what}: ${spec.error}`);
+  if (!decodeBuffer(buf, spec, 'direct')) fail(c, spec.errorClass, `${what}: ${spec.error}`);
+  const d = spec.packed;
+  if (d !== null) return { bytes: packBlock(c, d.user, d.count, d.datatype, what), count: spec.count, datatype: spec.datatype };
   return { bytes: spec.bytes, count: spec.count, datatype: spec.datatype };
 }
 
@@ -77,7 +110,7 @@ export function decodeV(c: Call, arg: unknown, what: string, n: number): Decoded
     fail(c, ErrorClass.ERR_BUFFER, `${what}: expected a TypedArray, DataView, Buffer or ArrayBuffer, got ${describe(data)}`);
   }
   if (!(dt instanceof Datatype) || dt.size === 0) fail(c, ErrorClass.ERR_TYPE, `${what}: expected an MPI.Datatype, got ${describe(dt)}`);
-  checkContiguous(c, dt, what);
+  checkCommitted(c, dt, what);
   const cs = intList(c, counts, `${what} counts`, n);
   let ds: number[];
   if (displs === null || displs === undefined) {
@@ -91,21 +124,59 @@ export function decodeV(c: Call, arg: unknown, what: string, n: number): Decoded
   const bytes = ArrayBuffer.isView(data)
     ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
     : new Uint8Array(data as ArrayBufferLike);
+  // Displacements count extents; a block spans (count - 1) extents plus one instance's true ub.
   for (let i = 0; i < n; i++) {
-    if (ds[i]! < 0 || (ds[i]! + cs[i]!) * dt.size > bytes.length) {
+    const end = cs[i] === 0 ? 0 : ds[i]! * dt.extent + dt.spanOf(cs[i]!);
+    if (ds[i]! < 0 || dt.spanOf(cs[i]!) < 0 || end > bytes.length) {
       fail(c, ErrorClass.ERR_BUFFER, `${what}: block ${i} (displacement ${ds[i]}, count ${cs[i]} x ${dt.name}) ` +
         `does not fit a buffer of ${bytes.length} bytes`);
     }
   }
-  return { data: bytes, counts: cs, displs: ds, datatype: dt };
+  if (dt.contiguous && dt.extent === dt.size) return { data: bytes, counts: cs, displs: ds, datatype: dt };
+  // Non-contiguous: the blocks packed one after another; displacements become packed ones.
+  const packedDispls = new Array<number>(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    packedDispls[i] = total;
+    total += cs[i]!;
+  }
+  const packed = new Uint8Array(total * dt.size);
+  for (let i = 0; i < n; i++) {
+    if (cs[i] === 0) continue;
+    const at = packedDispls[i]! * dt.size;
+    packBlock(c, userFrom(bytes, ds[i]! * dt.extent), cs[i]!, dt, what, packed.subarray(at, at + cs[i]! * dt.size));
+  }
+  return { data: packed, counts: cs, displs: packedDispls, datatype: dt };
 }
 
-/** The v- and w-variants move contiguous data only: other derived types raise ERR_UNSUPPORTED_OPERATION. */
-export function checkContiguous(c: Call, dt: Datatype, what: string): void {
-  if ((dt as { contiguous?: boolean }).contiguous === false) {
-    fail(c, ErrorClass.ERR_UNSUPPORTED_OPERATION, `${what}: ${dt.name} is a non-contiguous datatype, which the ` +
-      'v- and w-variant collectives do not support yet');
+export function checkCommitted(c: Call, dt: Datatype, what: string): void {
+  if (!dt.isCommitted) {
+    fail(c, ErrorClass.ERR_TYPE, `${what}: ${dt.isFreed ? `${dt.name} has been freed` : `${dt.name} is not committed; commit it first (dt.Commit())`}`);
   }
+}
+
+/**
+ * Blocks of per-block datatypes at byte displacements (the w-variants): contiguous ones are
+ * used in place; otherwise every block is packed one after another (receive blocks unpacked at
+ * the end). Returns the bytes the schedule works on and each block's offset and length there.
+ */
+export function packedW(c: Call, bytes: Uint8Array, counts: readonly number[], byteDispls: readonly number[],
+                        types: readonly Datatype[], what: string): { data: Uint8Array; off: number[]; len: number[] } {
+  const n = counts.length;
+  const len = counts.map((k, i) => k * types[i]!.size);
+  if (types.every((t) => t.contiguous && t.extent === t.size)) return { data: bytes, off: [...byteDispls], len };
+  const off = new Array<number>(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    off[i] = total;
+    total += len[i]!;
+  }
+  const data = new Uint8Array(total);
+  for (let i = 0; i < n; i++) {
+    if (counts[i] === 0) continue;
+    packBlock(c, userFrom(bytes, byteDispls[i]!), counts[i]!, types[i]!, what, data.subarray(off[i]!, off[i]! + len[i]!));
+  }
+  return { data, off, len };
 }
 
 export function intList(c: Call, x: unknown, what: string, n: number): number[] {
@@ -167,6 +238,12 @@ export class CollRequest extends Request {
 
 /** Runs `s` to completion, or returns its Request when `nonblocking`. */
 export function execute(c: Call, s: Schedule, nonblocking: boolean): Request | undefined {
+  const unpacks = c.unpacks;
+  if (unpacks !== undefined) {
+    s.round().local(() => {
+      for (const u of unpacks) u.datatype.unpackTo(u.packed, 0, u.count, 0, u.packed.length, u.user);
+    });
+  }
   if (nonblocking) {
     launch(c.world, s);
     return new CollRequest(s, c.comm, c.name);
