@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import { describe } from './buffer.js';
-import { type Call, type Schedule, decode, decodeV, execute, newSchedule } from './coll/common.js';
+import { type Call, type Schedule, decode, decodeV, decodeW, execute, newSchedule } from './coll/common.js';
 import { COMM_NULL, Comm, Intracomm, type CommCore } from './comm.js';
 import { dupComm, splitComm } from './comm-manage.js';
 import { PROC_NULL, UNDEFINED } from './constants.js';
@@ -349,14 +349,26 @@ abstract class Topocomm extends Intracomm {
     return this.neighborV('Ineighbor_alltoallv', sendbuf, recvbuf, true, true)!;
   }
 
-  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
-  Neighbor_alltoallw(..._args: unknown[]): never {
-    return this.fail('Neighbor_alltoallw', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the w neighbour collectives are not implemented');
+  /**
+   * Collective: like Neighbor_alltoallv with one datatype per neighbour and byte displacements:
+   * [buf, [counts, displs], datatypes] on both sides.
+   */
+  Neighbor_alltoallw(sendbuf: unknown, recvbuf: unknown): void {
+    this.neighborW('Neighbor_alltoallw', sendbuf, recvbuf, false);
   }
 
-  /** Not implemented: raises MPI.ERR_UNSUPPORTED_OPERATION. */
-  Ineighbor_alltoallw(..._args: unknown[]): never {
-    return this.fail('Ineighbor_alltoallw', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'the w neighbour collectives are not implemented');
+  Ineighbor_alltoallw(sendbuf: unknown, recvbuf: unknown): Request {
+    return this.neighborW('Ineighbor_alltoallw', sendbuf, recvbuf, true)!;
+  }
+
+  /** The w-variant: blocks of per-neighbour datatypes at byte displacements (packed when non-contiguous). */
+  private neighborW(name: string, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
+    const c: Call = { comm: this, core: this.live(name), world: runtime.requireRunning(name), name };
+    const recv = decodeW(c, recvbuf, 'recvbuf', this.inDegree());
+    const send = decodeW(c, sendbuf, 'sendbuf', this.outDegree());
+    const recvBlock = (i: number): Uint8Array => recv.data.subarray(recv.off[i]!, recv.off[i]! + recv.len[i]!);
+    const sendBlock = (j: number): Uint8Array => send.data.subarray(send.off[j]!, send.off[j]! + send.len[j]!);
+    return execute(c, this.neighborSchedule(c, sendBlock, recvBlock), nonblocking);
   }
 
   /** The v-variants: blocks where counts and displs (in elements of the datatype) put them. */

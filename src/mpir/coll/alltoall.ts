@@ -1,9 +1,7 @@
-import { describe } from '../buffer.js';
 import { COLL_ALLTOALL } from '../config.js';
-import { Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
-import { type Call, checkCommitted, decode, decodeV, execute, fail, intList, isInPlace, newSchedule, packedW, type Schedule } from './common.js';
+import { type Call, decode, decodeV, decodeW, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
 
 const choice = COLL_ALLTOALL.read();
 /**
@@ -107,36 +105,8 @@ export function alltoallv(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocki
  * Alltoallw([sendbuf, [counts, displs], types], [recvbuf, [counts, displs], types]): one
  * datatype per rank, displacements in bytes (MPI's rule for the w-variants).
  */
-function fromW(c: Call, arg: unknown, what: string): Blocks {
-  const size = c.core.size;
-  if (!Array.isArray(arg) || arg.length !== 3 || !Array.isArray(arg[1]) || arg[1].length !== 2) {
-    fail(c, ErrorClass.ERR_BUFFER, `${what}: expected [buf, [counts, displs], datatypes], got ${describe(arg)}`);
-  }
-  const data = arg[0] as unknown;
-  if (!(ArrayBuffer.isView(data) || data instanceof ArrayBuffer || data instanceof SharedArrayBuffer)) {
-    fail(c, ErrorClass.ERR_BUFFER, `${what}: expected a TypedArray, DataView, Buffer or ArrayBuffer, got ${describe(data)}`);
-  }
-  const counts = intList(c, arg[1][0], `${what} counts`, size);
-  const displs = intList(c, arg[1][1], `${what} displs`, size);
-  const types = arg[2] as unknown;
-  if (!Array.isArray(types) || types.length < size) fail(c, ErrorClass.ERR_TYPE, `${what}: expected ${size} datatypes`);
-  const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data as ArrayBufferLike);
-  const dts: Datatype[] = [];
-  for (let r = 0; r < size; r++) {
-    const t = types[r] as unknown;
-    if (!(t instanceof Datatype) || t.size === 0) fail(c, ErrorClass.ERR_TYPE, `${what} datatypes[${r}]: expected an MPI.Datatype, got ${describe(t)}`);
-    checkCommitted(c, t, `${what} datatypes[${r}]`);
-    const span = counts[r] === 0 ? 0 : t.spanOf(counts[r]!);
-    if (span < 0 || displs[r]! + span > bytes.length) {
-      fail(c, ErrorClass.ERR_BUFFER, `${what}: block ${r} (byte displacement ${displs[r]}, ${counts[r]} x ${t.name}) does not fit ${bytes.length} bytes`);
-    }
-    dts.push(t);
-  }
-  return packedW(c, bytes, counts, displs, dts, what);
-}
-
 export function alltoallw(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
-  const recv = fromW(c, recvbuf, 'recvbuf');
-  const send = isInPlace(sendbuf) ? inPlaceCopy(recv) : fromW(c, sendbuf, 'sendbuf');
+  const recv = decodeW(c, recvbuf, 'recvbuf', c.core.size);
+  const send = isInPlace(sendbuf) ? inPlaceCopy(recv) : decodeW(c, sendbuf, 'sendbuf', c.core.size);
   return run(c, send, recv, nonblocking);
 }

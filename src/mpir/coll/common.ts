@@ -257,6 +257,38 @@ export function execute(c: Call, s: Schedule, nonblocking: boolean): Request | u
   return undefined;
 }
 
+/**
+ * A w-variant buffer `[buf, [counts, displs], datatypes]` of `n` blocks: one datatype per block,
+ * displacements in bytes (MPI's rule for the w-variants). Returns the bytes the schedule works
+ * on with each block's offset and length there (packed when a type is non-contiguous).
+ */
+export function decodeW(c: Call, arg: unknown, what: string, size: number): { data: Uint8Array; off: number[]; len: number[] } {
+  if (!Array.isArray(arg) || arg.length !== 3 || !Array.isArray(arg[1]) || arg[1].length !== 2) {
+    fail(c, ErrorClass.ERR_BUFFER, `${what}: expected [buf, [counts, displs], datatypes], got ${describe(arg)}`);
+  }
+  const data = arg[0] as unknown;
+  if (!(ArrayBuffer.isView(data) || data instanceof ArrayBuffer || data instanceof SharedArrayBuffer)) {
+    fail(c, ErrorClass.ERR_BUFFER, `${what}: expected a TypedArray, DataView, Buffer or ArrayBuffer, got ${describe(data)}`);
+  }
+  const counts = intList(c, arg[1][0], `${what} counts`, size);
+  const displs = intList(c, arg[1][1], `${what} displs`, size);
+  const types = arg[2] as unknown;
+  if (!Array.isArray(types) || types.length < size) fail(c, ErrorClass.ERR_TYPE, `${what}: expected ${size} datatypes`);
+  const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data as ArrayBufferLike);
+  const dts: Datatype[] = [];
+  for (let r = 0; r < size; r++) {
+    const t = types[r] as unknown;
+    if (!(t instanceof Datatype) || t.size === 0) fail(c, ErrorClass.ERR_TYPE, `${what} datatypes[${r}]: expected an MPI.Datatype, got ${describe(t)}`);
+    checkCommitted(c, t, `${what} datatypes[${r}]`);
+    const span = counts[r] === 0 ? 0 : t.spanOf(counts[r]!);
+    if (span < 0 || displs[r]! + span > bytes.length) {
+      fail(c, ErrorClass.ERR_BUFFER, `${what}: block ${r} (byte displacement ${displs[r]}, ${counts[r]} x ${t.name}) does not fit ${bytes.length} bytes`);
+    }
+    dts.push(t);
+  }
+  return packedW(c, bytes, counts, displs, dts, what);
+}
+
 /** A fresh buffer of `n` bytes (scratch of a collective, freed with the schedule). */
 export function scratch(n: number): Uint8Array {
   return new Uint8Array(n);
