@@ -34,9 +34,9 @@ const LAST_CTX = 0x7ffffffc;
 let nextCtx = FIRST_FREE_CTX;
 
 /** Moves this process past an agreed id, or reports that ids ran out. */
-function takeCtx(comm: Comm, call: string, agreed: number): number {
-  if (agreed > LAST_CTX) comm.fail(call, ErrorClass.ERR_OTHER, `no context id left (the next would be ${agreed}, the last is ${LAST_CTX})`);
-  nextCtx = agreed + 2;
+function takeCtx(comm: Comm, call: string, agreed: number, span = 2): number {
+  if (agreed + span - 2 > LAST_CTX) comm.fail(call, ErrorClass.ERR_OTHER, `no context id left (the next would be ${agreed}, the last is ${LAST_CTX})`);
+  nextCtx = agreed + span;
   return agreed;
 }
 
@@ -45,9 +45,13 @@ export function nextFreeCtx(): number {
   return nextCtx;
 }
 
-/** Takes an id agreed by all members of a new communicator (at least each one's nextFreeCtx()). */
-export function takeAgreedCtx(comm: Comm, call: string, agreed: number): number {
-  return takeCtx(comm, call, agreed);
+/**
+ * Takes an id agreed by all members of a new communicator (at least each one's nextFreeCtx()).
+ * `span` 4 reserves two more ids (intercommunicators: ctx + 2 carries the traffic inside
+ * each group of their collectives).
+ */
+export function takeAgreedCtx(comm: Comm, call: string, agreed: number, span: 2 | 4 = 2): number {
+  return takeCtx(comm, call, agreed, span);
 }
 
 /** A number as itself, anything else by its type. */

@@ -9,6 +9,10 @@ import { CONGRUENT, IDENT, SIMILAR, TAG_UB_VALUE, UNEQUAL } from './constants.js
 import { ErrorClass } from './error-classes.js';
 import { Group, compareMembers } from './group.js';
 import { runtime } from './runtime.js';
+import type { Request } from './request.js';
+import { type Op, SUM } from './op.js';
+import * as inter from './coll/inter.js';
+import type { InterCall } from './coll/inter.js';
 
 /**
  * Intercommunicators, mpi4py-style: comm.Create_intercomm(local_leader, peer_comm, remote_leader,
@@ -44,19 +48,85 @@ const SUPPORTED = new Set([
   'Probe', 'Iprobe', 'Mprobe', 'Improbe', 'irecv', 'Message.Recv', 'Message.Irecv',
   'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare', 'Set_info', 'Get_info',
   'Get_remote_size', 'Get_remote_group', 'Get_group', 'Get_rank', 'Get_size', 'rank', 'size', 'Is_inter',
+  ...['barrier', 'bcast', 'gather', 'gatherv', 'scatter', 'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv',
+    'alltoallw', 'reduce', 'allreduce', 'reduce_scatter_block', 'reduce_scatter']
+    .flatMap((n) => {
+      const name = n.charAt(0).toUpperCase() + n.slice(1);
+      return [name, `I${n}`];
+    }),
 ]);
 
 /** A communicator between two disjoint groups; ranks of point-to-point calls are ranks of the remote group. */
 export class Intercomm extends Comm {
+  /** This group on the context reserved for its part of collectives (ctx + 2, see coll/inter.ts). */
+  private readonly localColl: CommCore;
+
   constructor(name: string, core: CommCore, private readonly local: CommCore) {
     super(name, core);
+    this.localColl = { rank: local.rank, size: local.size, worldRanks: local.worldRanks, ctx: core.ctx + 1 };
+  }
+
+  private inter(call: string): InterCall {
+    return { comm: this, core: this.live(call), world: runtime.requireRunning(call), name: call, local: this.localColl };
+  }
+
+  // Collectives over both groups (MPI-3.1 §5.2.2; coll/inter.ts). Rooted calls take MPI.ROOT at
+  // the root, MPI.PROC_NULL in the rest of its group and the root's remote rank in the other.
+  override Ibarrier(): Request { return inter.interBarrier(this.inter('Ibarrier'), true)!; }
+  override Bcast(buf: unknown, root = 0): void { inter.interBcast(this.inter('Bcast'), buf, root, false); }
+  override Ibcast(buf: unknown, root = 0): Request { return inter.interBcast(this.inter('Ibcast'), buf, root, true)!; }
+  override Gather(s: unknown, r: unknown, root = 0): void { inter.interGather(this.inter('Gather'), s, r, root, false); }
+  override Igather(s: unknown, r: unknown, root = 0): Request { return inter.interGather(this.inter('Igather'), s, r, root, true)!; }
+  override Gatherv(s: unknown, r: unknown, root = 0): void { inter.interGatherv(this.inter('Gatherv'), s, r, root, false); }
+  override Igatherv(s: unknown, r: unknown, root = 0): Request { return inter.interGatherv(this.inter('Igatherv'), s, r, root, true)!; }
+  override Scatter(s: unknown, r: unknown, root = 0): void { inter.interScatter(this.inter('Scatter'), s, r, root, false); }
+  override Iscatter(s: unknown, r: unknown, root = 0): Request { return inter.interScatter(this.inter('Iscatter'), s, r, root, true)!; }
+  override Scatterv(s: unknown, r: unknown, root = 0): void { inter.interScatterv(this.inter('Scatterv'), s, r, root, false); }
+  override Iscatterv(s: unknown, r: unknown, root = 0): Request { return inter.interScatterv(this.inter('Iscatterv'), s, r, root, true)!; }
+  override Allgather(s: unknown, r: unknown): void { inter.interAllgather(this.inter('Allgather'), s, r, false); }
+  override Iallgather(s: unknown, r: unknown): Request { return inter.interAllgather(this.inter('Iallgather'), s, r, true)!; }
+  override Allgatherv(s: unknown, r: unknown): void { inter.interAllgatherv(this.inter('Allgatherv'), s, r, false); }
+  override Iallgatherv(s: unknown, r: unknown): Request { return inter.interAllgatherv(this.inter('Iallgatherv'), s, r, true)!; }
+  override Alltoall(s: unknown, r: unknown): void { inter.interAlltoall(this.inter('Alltoall'), s, r, false); }
+  override Ialltoall(s: unknown, r: unknown): Request { return inter.interAlltoall(this.inter('Ialltoall'), s, r, true)!; }
+  override Alltoallv(s: unknown, r: unknown): void { inter.interAlltoallv(this.inter('Alltoallv'), s, r, false); }
+  override Ialltoallv(s: unknown, r: unknown): Request { return inter.interAlltoallv(this.inter('Ialltoallv'), s, r, true)!; }
+  override Alltoallw(s: unknown, r: unknown): void { inter.interAlltoallw(this.inter('Alltoallw'), s, r, false); }
+  override Ialltoallw(s: unknown, r: unknown): Request { return inter.interAlltoallw(this.inter('Ialltoallw'), s, r, true)!; }
+  override Reduce(s: unknown, r: unknown, op: Op = SUM, root = 0): void { inter.interReduce(this.inter('Reduce'), s, r, op, root, false); }
+  override Ireduce(s: unknown, r: unknown, op: Op = SUM, root = 0): Request {
+    return inter.interReduce(this.inter('Ireduce'), s, r, op, root, true)!;
+  }
+  override Allreduce(s: unknown, r: unknown, op: Op = SUM): void { inter.interAllreduce(this.inter('Allreduce'), s, r, op, false); }
+  override Iallreduce(s: unknown, r: unknown, op: Op = SUM): Request { return inter.interAllreduce(this.inter('Iallreduce'), s, r, op, true)!; }
+  override Reduce_scatter_block(s: unknown, r: unknown, op: Op = SUM): void {
+    inter.interReduceScatterBlock(this.inter('Reduce_scatter_block'), s, r, op, false);
+  }
+  override Ireduce_scatter_block(s: unknown, r: unknown, op: Op = SUM): Request {
+    return inter.interReduceScatterBlock(this.inter('Ireduce_scatter_block'), s, r, op, true)!;
+  }
+  override Reduce_scatter(s: unknown, r: unknown, recvcounts: ArrayLike<number>, op: Op = SUM): void {
+    inter.interReduceScatter(this.inter('Reduce_scatter'), s, r, recvcounts, op, false);
+  }
+  override Ireduce_scatter(s: unknown, r: unknown, recvcounts: ArrayLike<number>, op: Op = SUM): Request {
+    return inter.interReduceScatter(this.inter('Ireduce_scatter'), s, r, recvcounts, op, true)!;
+  }
+  /** Prefix reductions are not defined on intercommunicators (MPI-3.1 §5.11): MPI.ERR_COMM. */
+  override Scan(..._args: unknown[]): void { this.noScan('Scan'); }
+  override Iscan(..._args: unknown[]): Request { return this.noScan('Iscan'); }
+  override Exscan(..._args: unknown[]): void { this.noScan('Exscan'); }
+  override Iexscan(..._args: unknown[]): Request { return this.noScan('Iexscan'); }
+
+  private noScan(call: string): never {
+    return this.fail(call, ErrorClass.ERR_COMM, 'is not defined on an intercommunicator (MPI defines prefix reductions ' +
+      'on intracommunicators only; Merge the groups first)');
   }
 
   protected override live(call: string): CommCore {
     const core = super.live(call);
     if (!SUPPORTED.has(call)) {
       this.fail(call, ErrorClass.ERR_UNSUPPORTED_OPERATION, 'is not implemented on an intercommunicator (point-to-point, ' +
-        'Dup, Merge, Barrier, Free and attributes are)');
+        'Dup, Merge, the buffer collectives, Free and attributes are)');
     }
     return core;
   }
@@ -104,7 +174,7 @@ export class Intercomm extends Comm {
     this.checkInfoArg('Dup', info);
     const world = runtime.requireRunning('Dup');
     const u = this.union(core);
-    const ctx = takeAgreedCtx(this, 'Dup', allreduceMaxInt(world, u.p, nextFreeCtx(), TAG_DUP));
+    const ctx = takeAgreedCtx(this, 'Dup', allreduceMaxInt(world, u.p, nextFreeCtx(), TAG_DUP), 4);
     const made = new Intercomm(`intercomm#${ctx}`, { ...core, ctx }, { ...this.local, ctx });
     made.Set_errhandler(this.Get_errhandler());
     this.inherit(made, info);
@@ -221,7 +291,7 @@ function createIntercomm(this: Intracomm, local_leader: number, peer_comm: Comm,
     remoteRanks = Int32Array.from(got.ranks);
     agreed = got.ctx;
   }
-  const ctx = takeAgreedCtx(this, call, agreed);
+  const ctx = takeAgreedCtx(this, call, agreed, 4);
   const inter = new Intercomm(`intercomm#${ctx}`, { rank: local.rank, size: remoteRanks.length, worldRanks: remoteRanks, ctx },
     { rank: local.rank, size: local.size, worldRanks: local.worldRanks, ctx });
   inter.Set_errhandler(this.Get_errhandler());

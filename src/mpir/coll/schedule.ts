@@ -27,6 +27,8 @@ const EMPTY = new Uint8Array(0);
 interface Transfer {
   bytes: Uint8Array;
   peer: number;
+  /** The communicator core the peer's rank belongs to: null for the schedule's own. */
+  via: CommCore | null;
 }
 
 class Round {
@@ -75,12 +77,27 @@ export class Schedule {
   }
 
   send(bytes: Uint8Array, peer: number): this {
-    if (peer !== this.core.rank) this.last().sends.push({ bytes, peer });
+    if (peer !== this.core.rank) this.last().sends.push({ bytes, peer, via: null });
+    return this;
+  }
+
+  /**
+   * A transfer with rank `peer` of another core, on that core's collective context with this
+   * schedule's tag (intercommunicator collectives: `via` is the remote group, where our own rank
+   * number names someone else).
+   */
+  sendVia(via: CommCore, bytes: Uint8Array, peer: number): this {
+    this.last().sends.push({ bytes, peer, via });
+    return this;
+  }
+
+  recvVia(via: CommCore, bytes: Uint8Array, peer: number): this {
+    this.last().recvs.push({ bytes, peer, via });
     return this;
   }
 
   recv(bytes: Uint8Array, peer: number): this {
-    if (peer !== this.core.rank) this.last().recvs.push({ bytes, peer });
+    if (peer !== this.core.rank) this.last().recvs.push({ bytes, peer, via: null });
     return this;
   }
 
@@ -103,14 +120,14 @@ export class Schedule {
       return;
     }
     const r = this.rounds[i]!;
-    const core = this.core;
-    const ctx = core.ctx + 1;
     for (const t of r.recvs) {
-      this.inFlight.push(this.engine.irecv(t.bytes, ctx, t.peer, this.tag));
+      const core = t.via ?? this.core;
+      this.inFlight.push(this.engine.irecv(t.bytes, core.ctx + 1, t.peer, this.tag));
       this.expected.push(t);
     }
     for (const t of r.sends) {
-      this.inFlight.push(this.engine.isend(t.bytes, core.worldRanks[t.peer]!, ctx, core.rank, this.tag, MODE_STANDARD));
+      const core = t.via ?? this.core;
+      this.inFlight.push(this.engine.isend(t.bytes, core.worldRanks[t.peer]!, core.ctx + 1, core.rank, this.tag, MODE_STANDARD));
       this.expected.push(EMPTY_TRANSFER);
     }
   }
@@ -156,7 +173,7 @@ export class Schedule {
   }
 }
 
-const EMPTY_TRANSFER: Transfer = { bytes: EMPTY, peer: -1 };
+const EMPTY_TRANSFER: Transfer = { bytes: EMPTY, peer: -1, via: null };
 
 /** The progress hook that advances every schedule in flight in one process. */
 class Scheduler implements ProgressHook {

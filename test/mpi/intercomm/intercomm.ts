@@ -1,7 +1,7 @@
 /**
  * Intercommunicators: COMM_WORLD split into two halves (low ranks, high ranks) joined by
  * Create_intercomm; messages across in both directions, remote size and group, Dup, Barrier,
- * Merge with either group first, Free, and collectives that are not implemented. Needs 2+ ranks.
+ * Merge with either group first, Free, and the errors of calls not defined there. Needs 2+ ranks.
  */
 import { MPI } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
@@ -118,9 +118,12 @@ if (size < 2) {
 
   inter.Set_errhandler(MPI.ERRORS_RETURN);
   t.throws(() => inter.Split(0, 0), MPI.ERR_UNSUPPORTED_OPERATION, /intercommunicator/, 'Split on an intercommunicator');
-  t.throws(() => inter.Bcast(new Int32Array(1), 0), MPI.ERR_UNSUPPORTED_OPERATION, /intercommunicator/, 'Bcast on an intercommunicator');
-  t.throws(() => inter.Allreduce(new Int32Array(1), new Int32Array(1)), MPI.ERR_UNSUPPORTED_OPERATION, /intercommunicator/,
-    'Allreduce on an intercommunicator');
+  t.throws(() => inter.Scan(new Int32Array(1), new Int32Array(1)), MPI.ERR_COMM, /not defined on an intercommunicator/,
+    'Scan on an intercommunicator');
+  t.throws(() => inter.Bcast(new Int32Array(1), 99), MPI.ERR_ROOT, /MPI.ROOT at the root/, 'a root beyond the remote group');
+  t.throws(() => inter.Allreduce(MPI.IN_PLACE, new Int32Array(1)), MPI.ERR_BUFFER, /IN_PLACE is not allowed/,
+    'IN_PLACE on an intercommunicator');
+  t.throws(() => inter.bcast(1, 0), MPI.ERR_UNSUPPORTED_OPERATION, /intercommunicator/, 'object bcast on an intercommunicator');
   t.throws(() => inter.Send(new Int32Array(1), inter.Get_remote_size()), MPI.ERR_RANK, /out of range/, 'a rank beyond the remote group');
   dup.Free();
   inter.Free();
