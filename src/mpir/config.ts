@@ -7,13 +7,15 @@ import { declareChoice, declareInt } from '../common/config.js';
 const layer = 'mpir';
 
 export const COLL_BARRIER = declareChoice({
-  name: 'TSMPI_COLL_BARRIER', layer, default: 'auto', choices: ['auto', 'dissemination', 'linear'] as const,
-  description: 'Barrier algorithm: dissemination (ceil(log2 p) rounds) or linear (gather to rank 0, then release).',
+  name: 'TSMPI_COLL_BARRIER', layer, default: 'auto', choices: ['auto', 'shm_counter', 'dissemination', 'linear'] as const,
+  description: 'Barrier algorithm: shm_counter (SCI-MPICH hierarchical barrier: counter flags in a node-shared segment, ' +
+    'n-ary tree of node leaders; auto on one node), dissemination (ceil(log2 p) rounds) or linear (gather to rank 0, then release).',
 });
 
 export const COLL_BCAST = declareChoice({
-  name: 'TSMPI_COLL_BCAST', layer, default: 'auto', choices: ['auto', 'binomial', 'linear', 'scatter_allgather'] as const,
-  description: 'Bcast algorithm: binomial tree (small), scatter + ring allgather (large, p > 2), linear from the root.',
+  name: 'TSMPI_COLL_BCAST', layer, default: 'auto', choices: ['auto', 'binomial', 'linear', 'scatter_allgather', 'pcast'] as const,
+  description: 'Bcast algorithm: binomial tree (small), pcast (SCI-MPICH pipelined chain, from TSMPI_COLL_PCAST_MIN bytes), ' +
+    'scatter + ring allgather, linear from the root.',
 });
 
 export const COLL_GATHER = declareChoice({
@@ -27,8 +29,10 @@ export const COLL_SCATTER = declareChoice({
 });
 
 export const COLL_ALLGATHER = declareChoice({
-  name: 'TSMPI_COLL_ALLGATHER', layer, default: 'auto', choices: ['auto', 'recursive_doubling', 'ring', 'gather_bcast'] as const,
-  description: 'Allgather algorithm: recursive doubling (power-of-two process counts), ring, or gather + bcast.',
+  name: 'TSMPI_COLL_ALLGATHER', layer, default: 'auto',
+  choices: ['auto', 'recursive_doubling', 'ring', 'shift', 'gather_bcast'] as const,
+  description: 'Allgather algorithm: recursive doubling (power-of-two process counts), ring, shift (SCI-MPICH one-direction ' +
+    'shift of block pairs, 1 + p/2 steps; auto for large blocks), or gather + bcast.',
 });
 
 export const COLL_ALLTOALL = declareChoice({
@@ -38,25 +42,30 @@ export const COLL_ALLTOALL = declareChoice({
 });
 
 export const COLL_REDUCE = declareChoice({
-  name: 'TSMPI_COLL_REDUCE', layer, default: 'auto', choices: ['auto', 'binomial', 'linear'] as const,
-  description: 'Reduce algorithm: binomial tree, or linear (the root reduces in rank order).',
+  name: 'TSMPI_COLL_REDUCE', layer, default: 'auto', choices: ['auto', 'binomial', 'fanin_tree', 'rpipe', 'linear'] as const,
+  description: 'Reduce algorithm: binomial tree, fanin_tree (SCI-MPICH: upward to higher ranks, fan-in ' +
+    'TSMPI_COLL_REDUCE_FANIN), rpipe (pipelined chain, from TSMPI_COLL_RPIPE_MIN bytes), or linear (the root reduces in rank order).',
 });
 
 export const COLL_ALLREDUCE = declareChoice({
   name: 'TSMPI_COLL_ALLREDUCE', layer, default: 'auto',
-  choices: ['auto', 'recursive_doubling', 'rabenseifner', 'ring', 'reduce_bcast'] as const,
+  choices: ['auto', 'recursive_doubling', 'rabenseifner', 'ring', 'reduce_bcast', 'rpipe'] as const,
   description: 'Allreduce algorithm: recursive doubling (small or non-commutative), Rabenseifner (recursive-halving ' +
-    'reduce-scatter + recursive-doubling allgather; large, commutative), ring reduce-scatter + allgather, or reduce + bcast.',
+    'reduce-scatter + recursive-doubling allgather; large, commutative), ring reduce-scatter + allgather, reduce + bcast, ' +
+    'or rpipe (SCI-MPICH: pipelined chain reduce, then pcast).',
 });
 
 export const COLL_REDUCE_SCATTER = declareChoice({
-  name: 'TSMPI_COLL_REDUCE_SCATTER', layer, default: 'auto', choices: ['auto', 'reduce_scatterv', 'ring'] as const,
-  description: 'Reduce_scatter(_block) algorithm: ring (commutative) or reduce to rank 0 + scatterv.',
+  name: 'TSMPI_COLL_REDUCE_SCATTER', layer, default: 'auto', choices: ['auto', 'reduce_scatterv', 'ring', 'overlap'] as const,
+  description: 'Reduce_scatter(_block) algorithm: ring (commutative), overlap (SCI-MPICH: every rank sends each block straight ' +
+    'to its owner, neighbour first, then the other parity group, then its own; commutative; auto for small vectors), ' +
+    'or reduce to rank 0 + scatterv.',
 });
 
 export const COLL_SCAN = declareChoice({
-  name: 'TSMPI_COLL_SCAN', layer, default: 'auto', choices: ['auto', 'recursive_doubling', 'linear'] as const,
-  description: 'Scan/Exscan algorithm: recursive doubling, or linear (a chain through the ranks).',
+  name: 'TSMPI_COLL_SCAN', layer, default: 'auto', choices: ['auto', 'recursive_doubling', 'linear', 'rpipe'] as const,
+  description: 'Scan/Exscan algorithm: recursive doubling, linear (a chain through the ranks), or rpipe (the chain ' +
+    'pipelined in blocks, from TSMPI_COLL_RPIPE_MIN bytes).',
 });
 
 export const COLL_LARGE_BYTES = declareInt({
@@ -64,4 +73,34 @@ export const COLL_LARGE_BYTES = declareInt({
   description: 'Message size (bytes) from which auto selection takes the large-message algorithms ' +
     '(Rabenseifner allreduce, ring allgather, scatter + allgather bcast).',
   default: 65536, min: 0, max: 1 << 30,
+});
+
+export const COLL_PIPE_BLOCK = declareInt({
+  name: 'TSMPI_COLL_PIPE_BLOCK', layer,
+  description: 'Block size (bytes) of the pipelined chain collectives (pcast, rpipe): each block is one eager message.',
+  default: 32768, min: 64, max: 1 << 24,
+});
+
+export const COLL_PCAST_MIN = declareInt({
+  name: 'TSMPI_COLL_PCAST_MIN', layer,
+  description: 'Bcast size (bytes) from which auto selection takes pcast, the pipelined chain.',
+  default: 262144, min: 0, max: 1 << 30,
+});
+
+export const COLL_RPIPE_MIN = declareInt({
+  name: 'TSMPI_COLL_RPIPE_MIN', layer,
+  description: 'Vector size (bytes) from which auto selection takes rpipe for Reduce, Allreduce and Scan.',
+  default: 262144, min: 0, max: 1 << 30,
+});
+
+export const COLL_REDUCE_FANIN = declareInt({
+  name: 'TSMPI_COLL_REDUCE_FANIN', layer,
+  description: 'Fan-in of the fanin_tree reduce (SCI-MPICH chose 4 on its cluster).',
+  default: 4, min: 2, max: 64,
+});
+
+export const COLL_BARRIER_FANIN = declareInt({
+  name: 'TSMPI_COLL_BARRIER_FANIN', layer,
+  description: 'Fan-in of the tree of node leaders in the shm_counter barrier (balanced by eq. 6.5 of the thesis).',
+  default: 8, min: 2, max: 64,
 });

@@ -40,6 +40,42 @@ export function recursiveDoublingAllgather(s: Schedule, buf: Uint8Array, bb: num
   }
 }
 
+/**
+ * SCI-MPICH's one-direction shift (003c §1.8): even rank r first swaps blocks with r + 1, so
+ * both hold the pair's two blocks; then in each of p/2 - 1 steps every rank passes the pair it
+ * received last to r + 2 and receives the next pair from r - 2. Data flow one way round the
+ * ring except in the first swap, and every message after it carries two blocks: 1 + p/2 steps
+ * with the copy of the own block. Odd p: the last rank sends its block to every other rank in
+ * the first step and then waits until rank p - 2, which has everything else, hands it all
+ * blocks but its own in one message (the thesis: "process N-1 stays idle until N-2 finally
+ * hands it all needed data in one transfer"; how its own block reaches the others the text
+ * does not say, so it is sent directly).
+ */
+export function shiftAllgather(s: Schedule, buf: Uint8Array, bb: number): void {
+  const { rank, size } = s.core;
+  const even = size - (size % 2);
+  const pair = (p: number) => buf.subarray(2 * p * bb, (2 * p + 2) * bb);
+  const last = size - 1;
+  if (size % 2 === 1 && rank === last) {
+    s.round();
+    for (let r = 0; r < last; r++) s.send(buf.subarray(last * bb, size * bb), r);
+    if (last > 0) s.round().recv(buf.subarray(0, last * bb), last - 1);
+    return;
+  }
+  const step1 = s.round();
+  if (size % 2 === 1) step1.recv(buf.subarray(last * bb, size * bb), last);
+  const partner = rank ^ 1;
+  step1.recv(buf.subarray(partner * bb, (partner + 1) * bb), partner).send(buf.subarray(rank * bb, (rank + 1) * bb), partner);
+  const myPair = rank >> 1;
+  const pairs = even / 2;
+  for (let k = 1; k < pairs; k++) {
+    const sendPair = (myPair - (k - 1) + pairs) % pairs;
+    const recvPair = (myPair - k + pairs) % pairs;
+    s.round().recv(pair(recvPair), (rank - 2 + even) % even).send(pair(sendPair), (rank + 2) % even);
+  }
+  if (size % 2 === 1 && rank === last - 1) s.round().send(buf.subarray(0, last * bb), last);
+}
+
 /** Allgather(sendbuf, recvbuf): sendbuf may be MPI.IN_PLACE (own block already in recvbuf). */
 export function allgather(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
   const { rank, size } = c.core;
@@ -62,6 +98,7 @@ export function allgather(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocki
   if (algo === 'auto') algo = isPowerOfTwo(size) && bb * size < large ? 'recursive_doubling' : 'ring';
   if (algo === 'recursive_doubling' && !isPowerOfTwo(size)) algo = 'ring';
   if (algo === 'recursive_doubling') recursiveDoublingAllgather(s, recv.bytes, bb);
+  else if (algo === 'shift') shiftAllgather(s, recv.bytes, bb);
   else if (algo === 'gather_bcast') {
     const tmp = new Uint8Array(total);
     gatherBinomial(s, recv.bytes.subarray(rank * bb, (rank + 1) * bb), tmp, bb, 0);

@@ -1,12 +1,14 @@
-import { COLL_ALLREDUCE, COLL_LARGE_BYTES } from '../config.js';
+import { COLL_ALLREDUCE, COLL_LARGE_BYTES, COLL_RPIPE_MIN } from '../config.js';
 import type { Request } from '../request.js';
 import { ringAllgather } from './allgather.js';
 import { bcastBinomial } from './bcast.js';
 import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule } from './common.js';
+import { bcastPcast, reducePipeline } from './pipeline.js';
 import { type Reduction, reduceBinomial } from './reduce.js';
 
 const choice = COLL_ALLREDUCE.read();
 const large = COLL_LARGE_BYTES.read();
+const rpipeMin = COLL_RPIPE_MIN.read();
 
 /**
  * Recursive doubling (MPICH's, with the non-power-of-two fold): with pof2 the largest power
@@ -200,9 +202,15 @@ export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unkno
   let algo = choice;
   if ((algo === 'ring' || algo === 'rabenseifner') && !red.op.Is_commutative()) algo = 'recursive_doubling';
   if (algo === 'auto') {
-    algo = red.op.Is_commutative() && recv.bytes.length >= large && red.count >= size ? 'rabenseifner' : 'recursive_doubling';
+    const n = recv.bytes.length;
+    algo = n >= rpipeMin && size > 2 ? 'rpipe'
+      : red.op.Is_commutative() && n >= large && red.count >= size ? 'rabenseifner' : 'recursive_doubling';
   }
-  if (algo === 'ring') allreduceRing(s, recv.bytes, red);
+  if (algo === 'rpipe') {
+    // SCI-MPICH runs the reduce pipeline and then pcast as two pipelines (003c §1.7, allreduce).
+    const tail = reducePipeline(s, recv.bytes, red, 0);
+    bcastPcast(s, recv.bytes, tail);
+  } else if (algo === 'ring') allreduceRing(s, recv.bytes, red);
   else if (algo === 'rabenseifner') allreduceRabenseifner(s, recv.bytes, red);
   else if (algo === 'reduce_bcast') {
     reduceBinomial(s, recv.bytes.slice(), recv.bytes, red, 0);

@@ -1,11 +1,13 @@
-import { COLL_BCAST, COLL_LARGE_BYTES } from '../config.js';
+import { COLL_BCAST, COLL_LARGE_BYTES, COLL_PCAST_MIN } from '../config.js';
 import type { Request } from '../request.js';
 import { ringAllgather } from './allgather.js';
 import { type Call, checkRoot, decode, execute, newSchedule, type Schedule } from './common.js';
+import { bcastPcast } from './pipeline.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_BCAST.read();
 const large = COLL_LARGE_BYTES.read();
+const pcastMin = COLL_PCAST_MIN.read();
 
 /** Binomial tree: receive from the parent, then send to the children (largest subtree first). */
 export function bcastBinomial(s: Schedule, buf: Uint8Array, root: number): void {
@@ -58,8 +60,12 @@ export function bcast(c: Call, buf: unknown, root: number, nonblocking: boolean)
   const d = decode(c, buf, 'buf');
   const s = newSchedule(c);
   let algo = choice;
-  if (algo === 'auto') algo = d.bytes.length >= large && c.core.size > 2 ? 'scatter_allgather' : 'binomial';
-  if (algo === 'scatter_allgather') bcastScatterAllgather(s, d.bytes, root);
+  if (algo === 'auto') {
+    const n = d.bytes.length;
+    algo = n >= pcastMin && c.core.size > 2 ? 'pcast' : n >= large && c.core.size > 2 ? 'scatter_allgather' : 'binomial';
+  }
+  if (algo === 'pcast') bcastPcast(s, d.bytes, root);
+  else if (algo === 'scatter_allgather') bcastScatterAllgather(s, d.bytes, root);
   else if (algo === 'linear') bcastLinear(s, d.bytes, root);
   else bcastBinomial(s, d.bytes, root);
   return execute(c, s, nonblocking);

@@ -1,4 +1,4 @@
-import { COLL_REDUCE_SCATTER } from '../config.js';
+import { COLL_LARGE_BYTES, COLL_REDUCE_SCATTER } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
 import { ringReduceScatter } from './allreduce.js';
@@ -6,6 +6,37 @@ import { type Call, checkOp, decode, execute, fail, intList, isInPlace, newSched
 import { type Reduction, reduceBinomial } from './reduce.js';
 
 const choice = COLL_REDUCE_SCATTER.read();
+const large = COLL_LARGE_BYTES.read();
+
+/**
+ * SCI-MPICH's overlapping reduce_scatter for short vectors (003c §1.7, Fig. 6.31): no
+ * reduction tree; each rank sends every other rank its block of the vector directly and
+ * combines the blocks it gets for its own part while the others are still sending, so
+ * computation and communication of different processes overlap and no rank waits for a later
+ * step. Partner order (send to rank + k, receive from rank - k): the neighbour first (k = 1),
+ * then the other parity group (odd k, descending), then the own group (even k, descending),
+ * which is the even/odd grouping of the figure; the digest marks the figure's exact orders as
+ * unreadable, this keeps its stated properties. Commutative ops only (operands of a block are
+ * combined in arrival order).
+ */
+function reduceScatterOverlap(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, off: number[], len: number[],
+                              counts: number[]): void {
+  const { rank, size } = s.core;
+  const ks: number[] = [];
+  if (size > 1) ks.push(1);
+  for (let k = size - 1; k >= 2; k--) if (k % 2 === 1) ks.push(k);
+  for (let k = size - 1; k >= 2; k--) if (k % 2 === 0) ks.push(k);
+  const mine = acc.subarray(off[rank]!, off[rank]! + len[rank]!);
+  const tmp = [new Uint8Array(len[rank]!), new Uint8Array(len[rank]!)];
+  ks.forEach((k, i) => {
+    const to = (rank + k) % size;
+    const from = (rank - k + size) % size;
+    const t = tmp[i % 2]!;
+    s.round().recv(t, from).send(acc.subarray(off[to]!, off[to]! + len[to]!), to);
+    s.local(() => red.op.apply(t, mine, counts[rank]!, red.datatype));
+  });
+  s.local(() => out.set(mine));
+}
 
 /**
  * Reduce_scatter: the element-wise reduction of every rank's sendbuf, block r (counts[r]
@@ -25,8 +56,12 @@ function build(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, co
   }
   const mine = () => acc.subarray(off[rank]!, off[rank]! + len[rank]!);
   let algo = choice;
-  if (algo === 'auto') algo = red.op.Is_commutative() ? 'ring' : 'reduce_scatterv';
-  if (algo === 'ring' && !red.op.Is_commutative()) algo = 'reduce_scatterv';
+  if (algo === 'auto') algo = red.op.Is_commutative() ? (acc.length < large ? 'overlap' : 'ring') : 'reduce_scatterv';
+  if ((algo === 'ring' || algo === 'overlap') && !red.op.Is_commutative()) algo = 'reduce_scatterv';
+  if (algo === 'overlap') {
+    reduceScatterOverlap(s, acc, out, red, off, len, counts);
+    return;
+  }
   if (algo === 'ring') {
     ringReduceScatter(s, acc, red, off, len, counts);
     s.local(() => out.set(mine()));

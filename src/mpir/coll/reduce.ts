@@ -1,12 +1,15 @@
-import { COLL_REDUCE } from '../config.js';
+import { COLL_REDUCE, COLL_REDUCE_FANIN, COLL_RPIPE_MIN } from '../config.js';
 import type { Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Op } from '../op.js';
 import type { Request } from '../request.js';
 import { type Call, checkOp, checkRoot, checkSame, decode, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
+import { reducePipeline } from './pipeline.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_REDUCE.read();
+const fanin = COLL_REDUCE_FANIN.read();
+const rpipeMin = COLL_RPIPE_MIN.read();
 
 /** The operands of a reduction: `count` elements of `datatype` under `op`. */
 export interface Reduction {
@@ -44,6 +47,64 @@ export function reduceBinomial(s: Schedule, acc: Uint8Array, out: Uint8Array, re
   if (treeRoot !== root) {
     if (rank === treeRoot) s.round().send(acc, root);
     if (rank === root) s.round().recv(out, treeRoot);
+  } else if (rank === root && out !== acc) s.local(() => out.set(acc));
+}
+
+/**
+ * SCI-MPICH's reduce for short vectors (003c §1.7): a tree that sends upward, to higher ranks,
+ * with fan-in f. At each level ranks form groups of f subgroups; the highest rank of a group
+ * receives the partial results of the other subgroups' highest ranks in one round and
+ * combines them lowest range first, its own last. Ranks are relative to the root so the root
+ * is the top (commutative ops), or the ranks themselves for a non-commutative op (operands
+ * then combine in rank order), the top sending the result on to the root.
+ */
+export function reduceFaninTree(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, root: number, f: number): void {
+  const { rank, size } = s.core;
+  const commutative = red.op.Is_commutative();
+  const rel = commutative ? (rank - root - 1 + 2 * size) % size : rank;
+  const abs = (q: number) => (commutative ? (q + root + 1) % size : q);
+  for (let c = 1; c < size; c *= f) {
+    const g = c * f;
+    const base = Math.floor(rel / g) * g;
+    const leader = Math.min(base + g - 1, size - 1);
+    if (rel !== leader) {
+      s.round().send(acc, abs(leader));
+      break;
+    }
+    const parts: Uint8Array[] = [];
+    s.round();
+    for (let j = 0; j < f && base + j * c < size; j++) {
+      const sub = Math.min(base + (j + 1) * c - 1, size - 1);
+      if (sub === rel) continue;
+      const t = new Uint8Array(acc.length);
+      parts.push(t);
+      s.recv(t, abs(sub));
+    }
+    if (parts.length > 0) {
+      s.local(() => {
+        let held = parts[0]!;
+        for (let i = 1; i < parts.length; i++) {
+          red.op.apply(held, parts[i]!, red.count, red.datatype);
+          held = parts[i]!;
+        }
+        red.op.apply(held, acc, red.count, red.datatype);
+      });
+    }
+  }
+  const top = abs(size - 1);
+  if (top !== root) {
+    if (rank === top) s.round().send(acc, root);
+    if (rank === root) s.round().recv(out, top);
+  } else if (rank === root && out !== acc) s.local(() => out.set(acc));
+}
+
+/** rpipe: the pipelined chain (pipeline.ts); the tail sends the result to the root if it is not the root. */
+export function reduceRpipe(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, root: number): void {
+  const rank = s.core.rank;
+  const tail = reducePipeline(s, acc, red, root);
+  if (tail !== root) {
+    if (rank === tail) s.round().send(acc, root);
+    if (rank === root) s.round().recv(out, tail);
   } else if (rank === root && out !== acc) s.local(() => out.set(acc));
 }
 
@@ -97,7 +158,11 @@ export function reduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown,
     red = { op: checkOp(c, op, send.datatype), count: send.count, datatype: send.datatype };
   }
   const s = newSchedule(c);
-  if (choice === 'linear') reduceLinear(s, acc, out, red, root);
+  let algo = choice;
+  if (algo === 'auto') algo = acc.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'binomial';
+  if (algo === 'linear') reduceLinear(s, acc, out, red, root);
+  else if (algo === 'fanin_tree') reduceFaninTree(s, acc, out, red, root, fanin);
+  else if (algo === 'rpipe') reduceRpipe(s, acc, out, red, root);
   else reduceBinomial(s, acc, out, red, root);
   return execute(c, s, nonblocking);
 }

@@ -1,9 +1,11 @@
-import { COLL_SCAN } from '../config.js';
+import { COLL_RPIPE_MIN, COLL_SCAN } from '../config.js';
 import type { Request } from '../request.js';
 import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule } from './common.js';
+import { reducePipeline } from './pipeline.js';
 import type { Reduction } from './reduce.js';
 
 const choice = COLL_SCAN.read();
+const rpipeMin = COLL_RPIPE_MIN.read();
 
 /**
  * Recursive doubling scan (MPICH's): `partial` is the reduction over a block of ranks that
@@ -67,7 +69,10 @@ function run(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, exclusive
   }
   const red: Reduction = { op: checkOp(c, op, recv.datatype), count: recv.count, datatype: recv.datatype };
   const s = newSchedule(c);
-  if (choice === 'linear') scanLinear(s, mine, recv.bytes, red, exclusive);
+  let algo = choice;
+  if (algo === 'auto') algo = recv.bytes.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'recursive_doubling';
+  if (algo === 'linear') scanLinear(s, mine, recv.bytes, red, exclusive);
+  else if (algo === 'rpipe') reducePipeline(s, mine.slice(), red, c.core.size - 1, { out: recv.bytes, exclusive });
   else scanRecursiveDoubling(s, mine, recv.bytes, red, exclusive);
   return execute(c, s, nonblocking);
 }
