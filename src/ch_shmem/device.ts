@@ -426,6 +426,12 @@ export class ShmemDevice implements Device {
     return moved;
   }
 
+  /** Wakes `peer` if it sleeps on its doorbell (memory-based collectives after writing a flag it waits for). */
+  wakePeer(peer: number): void {
+    const words = this.outWords[peer];
+    if (words && ringDoorbell(words)) this.counters.wakes++;
+  }
+
   finalize(): void {
     this.sink = null;
   }

@@ -37,6 +37,16 @@ export class World {
   get size(): number { return this.pm.size; }
   get nodeId(): string { return this.cards[this.pm.rank]!.nodeId; }
 
+  /** Whether this rank can map memory with `worldRank` (itself, or a ch_shmem peer). */
+  sharesMemoryWith(worldRank: number): boolean {
+    return worldRank === this.pm.rank || this.shmem.reachable(worldRank);
+  }
+
+  /** Wakes `worldRank`, a rank sharing memory with us, if it sleeps (see ch_shmem's doorbell). */
+  wakeLocal(worldRank: number): void {
+    if (worldRank !== this.pm.rank) this.shmem.wakePeer(worldRank);
+  }
+
   static bootstrap(env: NodeJS.ProcessEnv = process.env): World {
     const pm = connectProcessManager(env);
     const jobId = jobIdFrom(env, pm.kvsname);

@@ -99,6 +99,13 @@ export const COLL_REDUCE_FANIN = declareInt({
   default: 4, min: 2, max: 64,
 });
 
+export const COLL_BARRIER_GROUP = declareInt({
+  name: 'TSMPI_COLL_BARRIER_GROUP', layer,
+  description: 'Most ranks per flat check-in group of the shm_counter barrier: a node with more is split into groups, ' +
+    'whose barrier processes join the tree of nodes (0: one group per node).',
+  default: 0, min: 0, max: 1 << 20,
+});
+
 export const COLL_BARRIER_FANIN = declareInt({
   name: 'TSMPI_COLL_BARRIER_FANIN', layer,
   description: 'Fan-in of the tree of node leaders in the shm_counter barrier (balanced by eq. 6.5 of the thesis).',

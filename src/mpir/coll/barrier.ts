@@ -1,6 +1,7 @@
 import { COLL_BARRIER } from '../config.js';
 import { type Call, execute, newSchedule, type Schedule } from './common.js';
 import type { Request } from '../request.js';
+import { barrierShmCounter, shmBarrierUseful } from './shm-barrier.js';
 
 const EMPTY = new Uint8Array(0);
 const choice = COLL_BARRIER.read();
@@ -26,7 +27,10 @@ export function barrierLinear(s: Schedule): void {
 
 export function barrier(c: Call, nonblocking: boolean): Request | undefined {
   const s = newSchedule(c);
-  if (choice === 'linear') barrierLinear(s);
+  let algo = choice;
+  if (algo === 'auto' || algo === 'shm_counter') algo = shmBarrierUseful(c.core, c.world) ? 'shm_counter' : 'dissemination';
+  if (algo === 'shm_counter') barrierShmCounter(s, c.world);
+  else if (algo === 'linear') barrierLinear(s);
   else barrierDissemination(s);
   return execute(c, s, nonblocking);
 }

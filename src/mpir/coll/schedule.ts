@@ -34,6 +34,8 @@ interface Transfer {
 class Round {
   readonly sends: Transfer[] = [];
   readonly recvs: Transfer[] = [];
+  /** Conditions on shared memory, checked after the messages completed and before `after`. */
+  readonly polls: (() => boolean)[] = [];
   readonly after: (() => void)[] = [];
 }
 
@@ -101,6 +103,17 @@ export class Schedule {
     return this;
   }
 
+  /**
+   * A condition the round waits for besides its messages (a flag in shared memory), checked on
+   * every progress call until it holds; it may act once it holds (it is not called again).
+   * Whoever makes it true must wake this rank (World.wakeLocal), as a sleeping rank re-checks
+   * its schedules only when woken.
+   */
+  poll(fn: () => boolean): this {
+    this.last().polls.push(fn);
+    return this;
+  }
+
   /** A local step, run once the current round's messages have completed. */
   local(fn: () => void): this {
     this.last().after.push(fn);
@@ -151,6 +164,11 @@ export class Schedule {
       reqs.length = 0;
       this.expected.length = 0;
       const round = this.rounds[this.current]!;
+      const polls = round.polls;
+      while (polls.length > 0) {
+        if (!polls[0]!()) return moved;
+        polls.shift();
+      }
       if (this.error === null) {
         try {
           for (const fn of round.after) fn();
