@@ -20,12 +20,13 @@ export const COLL_BCAST = declareChoice({
 
 export const COLL_GATHER = declareChoice({
   name: 'TSMPI_COLL_GATHER', layer, default: 'auto', choices: ['auto', 'binomial', 'linear'] as const,
-  description: 'Gather algorithm: binomial tree or linear (the root receives from each rank).',
+  description: 'Gather algorithm: binomial tree (auto below TSMPI_COLL_LARGE_BYTES in all) or linear (the root receives from each rank).',
 });
 
 export const COLL_SCATTER = declareChoice({
   name: 'TSMPI_COLL_SCATTER', layer, default: 'auto', choices: ['auto', 'binomial', 'linear'] as const,
-  description: 'Scatter algorithm: binomial tree or linear (the root sends to each rank).',
+  description: 'Scatter algorithm: binomial tree (SCI-MPICH for small messages; auto below TSMPI_COLL_LARGE_BYTES in all) or ' +
+    'linear (the root sends to each rank).',
 });
 
 export const COLL_ALLGATHER = declareChoice({
@@ -71,7 +72,7 @@ export const COLL_SCAN = declareChoice({
 export const COLL_LARGE_BYTES = declareInt({
   name: 'TSMPI_COLL_LARGE_BYTES', layer,
   description: 'Message size (bytes) from which auto selection takes the large-message algorithms ' +
-    '(Rabenseifner allreduce, ring allgather, scatter + allgather bcast).',
+    '(Rabenseifner allreduce, ring allgather, scatter + allgather bcast, linear gather and scatter).',
   default: 65536, min: 0, max: 1 << 30,
 });
 

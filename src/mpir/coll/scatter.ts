@@ -1,10 +1,11 @@
-import { COLL_SCATTER } from '../config.js';
+import { COLL_LARGE_BYTES, COLL_SCATTER } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
 import { type Call, checkRoot, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_SCATTER.read();
+const large = COLL_LARGE_BYTES.read();
 
 /**
  * Binomial scatter of `bb`-byte blocks: the root lays the blocks out in relative order; each
@@ -73,7 +74,10 @@ export function scatter(c: Call, sendbuf: unknown, recvbuf: unknown, root: numbe
     bb = mine.length;
   }
   const s = newSchedule(c);
-  if (choice === 'linear') scatterLinear(s, inp, mine, bb, root);
+  // 003c §1.9: the binomial tree for small messages only; for large ones every rank would get
+  // its block only after (p - 1) / p of the data went through the tree.
+  const algo = choice === 'auto' ? (bb * c.core.size >= large ? 'linear' : 'binomial') : choice;
+  if (algo === 'linear') scatterLinear(s, inp, mine, bb, root);
   else scatterBinomial(s, inp, mine, bb, root);
   return execute(c, s, nonblocking);
 }
