@@ -44,5 +44,25 @@
         },
       },
     },
+    # The SISCI emulation (native/sisci/README.md): a C library with Dolphin's SISCI API over
+    # POSIX shared memory, loaded by tsmpi with dlopen like Dolphin's libsisci, and its tests.
+    {
+      'target_name': 'sisci_emu',
+      'type': 'shared_library',
+      'sources': ['sisci/sisci_emu.c'],
+      'include_dirs': ['sisci/include'],
+      'cflags': ['-Wall', '-Wextra', '-std=gnu11'],
+      'libraries': ['-lpthread'],
+      'configurations': {'Release': {'cflags!': ['-O3'], 'cflags': ['-O2']}},
+    },
+    {
+      'target_name': 'sisci_emu_test',
+      'type': 'executable',
+      'sources': ['sisci/test/emu_test.c'],
+      'include_dirs': ['sisci/include'],
+      'dependencies': ['sisci_emu'],
+      'cflags': ['-Wall', '-Wextra', '-std=gnu11'],
+      'ldflags': ['-Wl,-rpath,\\$$ORIGIN/lib.target'],
+    },
   ],
 }
