@@ -16,6 +16,7 @@
         'src/futex_async.cc',
         'src/sab.cc',
         'src/shm.cc',
+        'src/sisci.cc',
         'src/socket.cc',
         'src/strided.cc',
         'src/waiter_pool.cc',

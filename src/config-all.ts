@@ -5,3 +5,4 @@
 import './ch_shmem/config.js';
 import './mpid/config.js';
 import './mpir/config.js';
+import './sisci/config.js';

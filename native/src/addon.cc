@@ -32,6 +32,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterCrc32(env, exports);
   RegisterSocket(env, exports);
   RegisterStrided(env, exports);
+  RegisterSisci(env, exports);
   return exports;
 }
 

@@ -13,6 +13,7 @@ void RegisterCma(Napi::Env env, Napi::Object exports);         // cma.cc
 void RegisterCrc32(Napi::Env env, Napi::Object exports);       // crc32.cc
 void RegisterSocket(Napi::Env env, Napi::Object exports);      // socket.cc
 void RegisterStrided(Napi::Env env, Napi::Object exports);     // strided.cc
+void RegisterSisci(Napi::Env env, Napi::Object exports);       // sisci.cc
 
 }  // namespace tsmpi
 

@@ -1,0 +1,45 @@
+import { addon } from './addon.js';
+
+/**
+ * The addon's SISCI bridge (native/src/sisci.cc): a SISCI library loaded with dlopen, tsmpi's
+ * emulation by default or Dolphin's libsisci. Handles are opaque; src/sisci/ wraps them.
+ * Failures throw Error{code: 'SCI_ERR_...', sciError}.
+ */
+export type Handle = { readonly __sciHandle: unique symbol };
+
+export interface SisciAddon {
+  /** Loads the library (default: sisci_emu.so beside the addon) and calls SCIInitialize; returns its path. */
+  sciLoad(path?: string): string;
+  sciOpen(): Handle;
+  sciClose(desc: Handle): void;
+  sciNodeId(): number;
+  sciProbeNode(desc: Handle, nodeId: number): boolean;
+  /** SCICreateSegment + SCIPrepareSegment. */
+  sciCreateSegment(desc: Handle, segmentId: number, size: number): Handle;
+  sciSetAvailable(segment: Handle, available: boolean): void;
+  sciRemoveSegment(segment: Handle): void;
+  sciConnectSegment(desc: Handle, nodeId: number, segmentId: number, timeoutMs: number): { handle: Handle; size: number };
+  sciDisconnectSegment(segment: Handle): void;
+  /** Maps [offset, offset + size) of a local or remote segment as a SharedArrayBuffer (no copy). */
+  sciMap(segment: Handle, remote: boolean, offset: number, size: number): { handle: Handle; memory: SharedArrayBuffer };
+  sciUnmap(map: Handle): void;
+  sciCreateSequence(map: Handle): Handle;
+  sciRemoveSequence(sequence: Handle): void;
+  /** 0 SCI_SEQ_OK, 1 RETRIABLE, 2 NOT_RETRIABLE, 3 PENDING. */
+  sciStartSequence(sequence: Handle): number;
+  sciCheckSequence(sequence: Handle): number;
+  sciStoreBarrier(sequence: Handle): void;
+  /** SCIMemCpy of src[srcOffset, srcOffset + length) to remoteOffset of the map. */
+  sciMemCpy(sequence: Handle, map: Handle, remoteOffset: number, src: Uint8Array, srcOffset: number, length: number): void;
+  /** number < 0: any free number. */
+  sciCreateInterrupt(desc: Handle, number: number): { handle: Handle; number: number };
+  sciRemoveInterrupt(interrupt: Handle): void;
+  /** True when triggered (triggers since the last wait coalesce), false on timeout. */
+  sciWaitForInterrupt(interrupt: Handle, timeoutMs: number): boolean;
+  sciConnectInterrupt(desc: Handle, nodeId: number, number: number, timeoutMs: number): Handle;
+  sciDisconnectInterrupt(interrupt: Handle): void;
+  sciTriggerInterrupt(interrupt: Handle): void;
+  sciFaultCounters(): { sequenceErrors: number; corruptedBytes: number; lateStores: number };
+}
+
+export const sisciAddon = addon as unknown as SisciAddon;

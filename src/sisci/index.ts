@@ -1,0 +1,195 @@
+import { type Handle, sisciAddon as sci } from '../native/sisci.js';
+
+/**
+ * A typed view of the SISCI API for the ch_sci device: a descriptor, local and remote
+ * segments, maps (their memory as a SharedArrayBuffer: stores into a remote map are SCI remote
+ * writes, loads are remote reads), sequences for checked transfers, interrupts. Every failure
+ * is a SisciError carrying the SCI error name (`code`), e.g.
+ * `SCIConnectSegment(node 8, segment 3): SCI_ERR_NO_SUCH_SEGMENT`.
+ *
+ * The library is the SISCI emulation built beside the addon, or Dolphin's libsisci when
+ * TSMPI_SISCI_LIB names it (a real cluster).
+ */
+export class SisciError extends Error {
+  constructor(message: string, readonly code: string, readonly sciError: number, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SisciError';
+  }
+}
+
+function call<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    const err = e as Error & { code?: string; sciError?: number };
+    if (typeof err.code === 'string' && err.code.startsWith('SCI_ERR_')) {
+      throw new SisciError(err.message, err.code, err.sciError ?? -1, { cause: e });
+    }
+    throw e;
+  }
+}
+
+/** Sequence status of SCIStartSequence / SCICheckSequence. */
+export const SEQ_OK = 0;
+export const SEQ_RETRIABLE = 1;
+export const SEQ_NOT_RETRIABLE = 2;
+
+let loadedFrom: string | null = null;
+
+/** Loads SISCI once: TSMPI_SISCI_LIB, or the emulation. Returns the library's path. */
+export function loadSisci(path: string | undefined = process.env.TSMPI_SISCI_LIB || undefined): string {
+  if (loadedFrom === null) loadedFrom = call(() => sci.sciLoad(path));
+  return loadedFrom;
+}
+
+/** Injected-fault counters of the emulation (zeros with Dolphin's library). */
+export function faultCounters(): { sequenceErrors: number; corruptedBytes: number; lateStores: number } {
+  return sci.sciFaultCounters();
+}
+
+export class Descriptor {
+  private constructor(private readonly h: Handle) {}
+
+  static open(): Descriptor {
+    loadSisci();
+    return new Descriptor(call(() => sci.sciOpen()));
+  }
+
+  /** This process's SCI node id (a multiple of 4). */
+  nodeId(): number {
+    return call(() => sci.sciNodeId());
+  }
+
+  /** Whether a process of `nodeId` has SISCI open. */
+  probe(nodeId: number): boolean {
+    return call(() => sci.sciProbeNode(this.h, nodeId));
+  }
+
+  /** A prepared local segment; others can connect once it is made available. */
+  createSegment(segmentId: number, size: number): LocalSegment {
+    return new LocalSegment(call(() => sci.sciCreateSegment(this.h, segmentId, size)), segmentId, size);
+  }
+
+  /** Connects to segment `segmentId` of node `nodeId`, waiting up to `timeoutMs` for it to become available. */
+  connect(nodeId: number, segmentId: number, timeoutMs: number): RemoteSegment {
+    const r = call(() => sci.sciConnectSegment(this.h, nodeId, segmentId, timeoutMs));
+    return new RemoteSegment(r.handle, nodeId, segmentId, r.size);
+  }
+
+  /** A local interrupt with a fixed number, or any free number when omitted. */
+  createInterrupt(number = -1): LocalInterrupt {
+    const r = call(() => sci.sciCreateInterrupt(this.h, number));
+    return new LocalInterrupt(r.handle, r.number);
+  }
+
+  connectInterrupt(nodeId: number, number: number, timeoutMs: number): RemoteInterrupt {
+    return new RemoteInterrupt(call(() => sci.sciConnectInterrupt(this.h, nodeId, number, timeoutMs)));
+  }
+
+  close(): void {
+    call(() => sci.sciClose(this.h));
+  }
+}
+
+export class LocalSegment {
+  constructor(private readonly h: Handle, readonly id: number, readonly size: number) {}
+
+  setAvailable(available = true): void {
+    call(() => sci.sciSetAvailable(this.h, available));
+  }
+
+  map(offset = 0, size = this.size - offset): SciMap {
+    const m = call(() => sci.sciMap(this.h, false, offset, size));
+    return new SciMap(m.handle, m.memory);
+  }
+
+  /** SCI_ERR_BUSY while connected or mapped. */
+  remove(): void {
+    call(() => sci.sciRemoveSegment(this.h));
+  }
+}
+
+export class RemoteSegment {
+  constructor(private readonly h: Handle, readonly nodeId: number, readonly id: number, readonly size: number) {}
+
+  map(offset = 0, size = this.size - offset): SciMap {
+    const m = call(() => sci.sciMap(this.h, true, offset, size));
+    return new SciMap(m.handle, m.memory);
+  }
+
+  /** SCI_ERR_BUSY while mapped. */
+  disconnect(): void {
+    call(() => sci.sciDisconnectSegment(this.h));
+  }
+}
+
+/** Mapped memory. The views are valid until unmap(); after it they must not be touched. */
+export class SciMap {
+  readonly bytes: Uint8Array;
+  readonly words: Int32Array;
+
+  constructor(private readonly h: Handle, memory: SharedArrayBuffer) {
+    this.bytes = new Uint8Array(memory);
+    this.words = new Int32Array(memory, 0, memory.byteLength >> 2);
+  }
+
+  /** A sequence for checked transfers into this map. */
+  sequence(): Sequence {
+    return new Sequence(call(() => sci.sciCreateSequence(this.h)), this.h);
+  }
+
+  unmap(): void {
+    call(() => sci.sciUnmap(this.h));
+  }
+}
+
+export class Sequence {
+  constructor(private readonly h: Handle, private readonly map: Handle) {}
+
+  start(): number {
+    return sci.sciStartSequence(this.h);
+  }
+
+  /** SEQ_OK when every transfer since start() arrived intact; SEQ_RETRIABLE: write them again. */
+  check(): number {
+    return sci.sciCheckSequence(this.h);
+  }
+
+  storeBarrier(): void {
+    sci.sciStoreBarrier(this.h);
+  }
+
+  /** SCIMemCpy: src[srcOffset, srcOffset + length) to `offset` of the map, through this sequence. */
+  write(offset: number, src: Uint8Array, srcOffset = 0, length = src.length - srcOffset): void {
+    call(() => sci.sciMemCpy(this.h, this.map, offset, src, srcOffset, length));
+  }
+
+  remove(): void {
+    call(() => sci.sciRemoveSequence(this.h));
+  }
+}
+
+export class LocalInterrupt {
+  constructor(private readonly h: Handle, readonly number: number) {}
+
+  /** True when triggered since the last wait (triggers coalesce), false after `timeoutMs`. */
+  wait(timeoutMs: number): boolean {
+    return call(() => sci.sciWaitForInterrupt(this.h, timeoutMs));
+  }
+
+  remove(): void {
+    call(() => sci.sciRemoveInterrupt(this.h));
+  }
+}
+
+export class RemoteInterrupt {
+  constructor(private readonly h: Handle) {}
+
+  trigger(): void {
+    call(() => sci.sciTriggerInterrupt(this.h));
+  }
+
+  disconnect(): void {
+    call(() => sci.sciDisconnectInterrupt(this.h));
+  }
+}
