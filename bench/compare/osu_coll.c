@@ -32,10 +32,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "osu_options.h"
+
 #define OMB_VERSION "7.0"
 #define LARGE_MESSAGE_SIZE 8192
 #define MAX_MESSAGE_SIZE (1 << 22)
-#define MESSAGE_SIZE_LIMIT (1 << 30)
 #define FIELD_WIDTH 20
 #define FLOAT_PRECISION 2
 #define DEF_ITER 10000
@@ -80,58 +81,6 @@ struct settings {
     int iterations, skip, iterations_large, skip_large;
 };
 
-enum parse_result { PARSE_OK, PARSE_HELP, PARSE_VERSION, PARSE_BAD };
-
-static char bad_message[256];
-
-/* A non-negative decimal integer no larger than `limit`, or -1. */
-static long number(const char *text, long limit)
-{
-    long value = 0;
-    if (text == NULL || *text == '\0') return -1;
-    for (const char *p = text; *p; p++) {
-        if (*p < '0' || *p > '9') return -1;
-        value = value * 10 + (*p - '0');
-        if (value > limit) return -1;
-    }
-    return value;
-}
-
-/* -m MAX, -m MIN:MAX, -m MIN:, -m :MAX, as util.ts's setMessageSize. */
-static int set_sizes(struct settings *s, const char *text)
-{
-    const char *colon = strchr(text, ':');
-    if (colon == NULL) {
-        long max = number(text, MESSAGE_SIZE_LIMIT);
-        if (max < 0) return -1;
-        s->max_size = max;
-        return 0;
-    }
-    if (strchr(colon + 1, ':') != NULL || (colon == text && colon[1] == '\0')) return -1;
-    if (colon != text) {
-        char min_text[32];
-        size_t n = (size_t)(colon - text);
-        if (n >= sizeof min_text) return -1;
-        memcpy(min_text, text, n);
-        min_text[n] = '\0';
-        long min = number(min_text, MESSAGE_SIZE_LIMIT);
-        if (min < 0) return -1;
-        s->min_size = min;
-    }
-    if (colon[1] != '\0') {
-        long max = number(colon + 1, MESSAGE_SIZE_LIMIT);
-        if (max < 0) return -1;
-        s->max_size = max;
-    }
-    return 0;
-}
-
-static enum parse_result bad(const char *message, char opt, const char *arg)
-{
-    if (arg != NULL) snprintf(bad_message, sizeof bad_message, "%s [-%c %s]", message, opt, arg);
-    else snprintf(bad_message, sizeof bad_message, "%s [-%c]", message, opt);
-    return PARSE_BAD;
-}
 
 static enum parse_result parse(int argc, char **argv, struct settings *s)
 {
@@ -154,7 +103,7 @@ static enum parse_result parse(int argc, char **argv, struct settings *s)
         long n;
         switch (opt) {
         case 'm':
-            if (set_sizes(s, arg)) return bad("Invalid Message Size", opt, arg);
+            if (parse_sizes(arg, &s->min_size, &s->max_size, 0)) return bad("Invalid Message Size", opt, arg);
             break;
         case 'i':
             n = number(arg, 1L << 30);

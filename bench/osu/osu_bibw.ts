@@ -13,7 +13,7 @@
 import { MPI, type Request } from '../../src/index.js';
 import {
   type BenchmarkSpec, countMismatches, fill, fillPattern, finish, formatRow, iterationsFor, messageSizes, out,
-  printHeader, shareFromRoot, start, sumToRoot, validationFailure, warmupFor,
+  printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, validationFailure, warmupFor,
 } from './util.js';
 
 const spec: BenchmarkSpec = {
@@ -56,19 +56,8 @@ function main(): void {
   const rbuf = new Uint8Array(Math.max(o.maxSize, 1));
   const sends = new Array<Request>(o.window);
   const recvs = new Array<Request>(o.window);
-  // As in osu_latency: OMB's few warm-up windows end before V8 has compiled the hot paths, so
-  // the table is run once untimed first and every row starts from optimized code.
-  const jit = process.env.TSMPI_BENCH_JIT_WARMUP !== '0';
-  printHeader(spec, o, comm, jit ? ['tsmpi warmup: the whole table is run once untimed before it is measured ' +
-    '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : []);
-  if (jit) {
-    for (const size of messageSizes(spec, o)) {
-      const s = sbuf.subarray(0, size);
-      const r = rbuf.subarray(0, size);
-      comm.Barrier();
-      exchangeWindows(comm, s, r, sends, recvs, warmupFor(o, size) + iterationsFor(o, size));
-    }
-  }
+  printHeaderWithJitWarmup(spec, o, comm,
+    (size, n) => exchangeWindows(comm, sbuf.subarray(0, size), rbuf.subarray(0, size), sends, recvs, n));
 
   for (const size of messageSizes(spec, o)) {
     const s = sbuf.subarray(0, size);

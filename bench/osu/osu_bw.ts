@@ -13,7 +13,7 @@
 import { MPI, type Request } from '../../src/index.js';
 import {
   type BenchmarkSpec, countMismatches, fill, fillPattern, finish, formatRow, iterationsFor, messageSizes, out,
-  printHeader, shareFromRoot, start, sumToRoot, validationFailure, warmupFor,
+  printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, validationFailure, warmupFor,
 } from './util.js';
 
 const spec: BenchmarkSpec = {
@@ -59,19 +59,7 @@ function main(): void {
     if (rank === 0) sendWindows(comm, s, recvAck, reqs, n);
     else receiveWindows(comm, r, sendAck, reqs, n);
   };
-  // As in osu_latency: OMB's few warm-up windows end before V8 has compiled the hot paths, so
-  // the table is run once untimed first and every row starts from optimized code.
-  const jit = process.env.TSMPI_BENCH_JIT_WARMUP !== '0';
-  printHeader(spec, o, comm, jit ? ['tsmpi warmup: the whole table is run once untimed before it is measured ' +
-    '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : []);
-  if (jit) {
-    for (const size of messageSizes(spec, o)) {
-      const s = sbuf.subarray(0, size);
-      const r = rbuf.subarray(0, size);
-      comm.Barrier();
-      windows(r, s, warmupFor(o, size) + iterationsFor(o, size));
-    }
-  }
+  printHeaderWithJitWarmup(spec, o, comm, (size, n) => windows(rbuf.subarray(0, size), sbuf.subarray(0, size), n));
 
   for (const size of messageSizes(spec, o)) {
     const s = sbuf.subarray(0, size);

@@ -20,7 +20,7 @@
 import { MPI } from '../../src/index.js';
 import {
   type BenchmarkSpec, HeapWatch, collectGarbage, countMismatches, fill, fillPattern, finish, formatRow, gatherToRoot,
-  hasGc, iterationsFor, messageSizes, out, printHeader, shareFromRoot, start, sumToRoot, validationFailure, warmupFor,
+  hasGc, iterationsFor, messageSizes, out, printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, validationFailure, warmupFor,
 } from './util.js';
 
 const spec: BenchmarkSpec = {
@@ -88,20 +88,8 @@ function main(): void {
   const initiator = rank === 0;
   const sbuf = new Uint8Array(Math.max(o.maxSize, 4));
   const rbuf = new Uint8Array(Math.max(o.maxSize, 4));
-  // A JIT runtime runs interpreted code first and compiles hot code in the background: OMB's
-  // 100 warm-up round trips of the first size end long before that settles, so the first rows
-  // would time the compiler. An untimed dry run of the whole table first (warm-up and timed
-  // counts of every size) lets each row start from optimized code.
-  const jit = process.env.TSMPI_BENCH_JIT_WARMUP !== '0';
-  printHeader(spec, o, comm, jit ? ['tsmpi warmup: the whole table is run once untimed before it is measured ' +
-    '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : []);
-  if (jit) {
-    for (const size of messageSizes(spec, o)) {
-      comm.Barrier();
-      pingPong(comm, sbuf.subarray(0, size), rbuf.subarray(0, size), peer, warmupFor(o, size) + iterationsFor(o, size), initiator);
-    }
-    comm.Barrier();
-  }
+  printHeaderWithJitWarmup(spec, o, comm,
+    (size, n) => pingPong(comm, sbuf.subarray(0, size), rbuf.subarray(0, size), peer, n, initiator));
 
   const heap = new HeapWatch();
   let watchedRoundTrips = 0;

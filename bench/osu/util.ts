@@ -317,6 +317,26 @@ export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.CO
   out(column);
 }
 
+/**
+ * A JIT runtime runs interpreted code first and compiles hot code in the background: OMB's
+ * few warm-up iterations of the first size end long before that settles, so the first rows
+ * would time the compiler. `jitWarmup` prints the header (with a fact line saying so) and then
+ * runs `once(size, iterations)` untimed for every size of the table (warm-up and timed counts),
+ * so each row starts from optimized code. TSMPI_BENCH_JIT_WARMUP=0 skips it.
+ */
+export function printHeaderWithJitWarmup(spec: BenchmarkSpec, o: Options, comm: typeof MPI.COMM_WORLD,
+                                         once: (size: number, iterations: number) => void, facts: readonly string[] = []): void {
+  const jit = process.env.TSMPI_BENCH_JIT_WARMUP !== '0';
+  printHeader(spec, o, comm, jit ? [...facts, 'tsmpi warmup: the whole table is run once untimed before it is measured ' +
+    '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : [...facts]);
+  if (!jit) return;
+  for (const size of messageSizes(spec, o)) {
+    comm.Barrier();
+    once(size, warmupFor(o, size) + iterationsFor(o, size));
+  }
+  comm.Barrier();
+}
+
 // ------------------------------------------------------------------------------ start, end
 
 /**

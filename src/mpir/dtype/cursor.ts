@@ -129,36 +129,23 @@ function walkRep(r: Rep, base: number, packedBase: number, s: number, e: number,
   const innerStride = lv[depth - 1]!.stride;
   let ci = ctr[depth - 1]!;
   while (p < e) {
-    if (copy !== null && single !== null && within === 0) {
-      // A run of whole blocks at the innermost level: one strided copy.
-      const whole = Math.floor((e - p) / unit);
-      const m = innerCount - ci < whole ? innerCount - ci : whole;
-      if (m >= STRIDED_MIN_BLOCKS) {
-        copy.blocks(mem + single.off, packedBase + p, unit, m, innerStride);
-        p += m * unit;
-        ci += m;
-        mem += m * innerStride;
-        if (ci < innerCount) continue;
-        mem -= innerCount * innerStride;
-        ci = 0;
-        for (let d = depth - 2; d >= 0; d--) {
-          const l = lv[d]!;
-          if (++ctr[d]! < l.count) {
-            mem += l.stride;
-            break;
-          }
-          mem -= (l.count - 1) * l.stride;
-          ctr[d] = 0;
-        }
-        continue;
-      }
+    // A run of whole blocks at the innermost level goes as one strided copy; then the walk
+    // stands on the run's last block, as if it had copied that block alone.
+    const whole = copy !== null && single !== null && within === 0 ? Math.floor((e - p) / unit) : 0;
+    const m = innerCount - ci < whole ? innerCount - ci : whole;
+    if (m >= STRIDED_MIN_BLOCKS) {
+      copy!.blocks(mem + single!.off, packedBase + p, unit, m, innerStride);
+      p += m * unit;
+      ci += m - 1;
+      mem += (m - 1) * innerStride;
+    } else {
+      const ie = e - p < unit ? e - p : unit;
+      if (single === null) walk(r.items, mem, packedBase + p, within, ie, visit);
+      else if (copy !== null) copyPiece(copy, mem + single.off + within, packedBase + p + within, ie - within);
+      else (visit as Visit)(mem + single.off + within, packedBase + p + within, ie - within, single);
+      within = 0;
+      p += unit;
     }
-    const ie = e - p < unit ? e - p : unit;
-    if (single === null) walk(r.items, mem, packedBase + p, within, ie, visit);
-    else if (copy !== null) copyPiece(copy, mem + single.off + within, packedBase + p + within, ie - within);
-    else (visit as Visit)(mem + single.off + within, packedBase + p + within, ie - within, single);
-    within = 0;
-    p += unit;
     if (++ci < innerCount) {
       mem += innerStride;
       continue;
