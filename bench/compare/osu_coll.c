@@ -233,19 +233,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
-    if (parsed != PARSE_OK) {
-        if (rank == 0) {
-            if (parsed == PARSE_HELP) help();
-            if (parsed == PARSE_VERSION) printf("# " TITLE " v" OMB_VERSION "\n");
-            if (parsed == PARSE_BAD) {
-                fprintf(stderr, "%s\n\n", bad_message);
-                help();
-            }
-            fflush(stdout);
-        }
-        MPI_Finalize();
-        return parsed == PARSE_BAD ? EXIT_FAILURE : EXIT_SUCCESS;
-    }
+    int status = report_parse(parsed, rank, help, "# " TITLE " v" OMB_VERSION);
+    if (status >= 0) return status;
     if (nprocs < 2) {
         if (rank == 0) fprintf(stderr, "This test requires at least two processes\n");
         MPI_Finalize();

@@ -5,7 +5,9 @@
 #ifndef OSU_OPTIONS_H
 #define OSU_OPTIONS_H
 
+#include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MESSAGE_SIZE_LIMIT (1 << 30)
@@ -61,6 +63,26 @@ static enum parse_result bad(const char *message, char opt, const char *arg)
     if (arg != NULL) snprintf(bad_message, sizeof bad_message, "%s [-%c %s]", message, opt, arg);
     else snprintf(bad_message, sizeof bad_message, "%s [-%c]", message, opt);
     return PARSE_BAD;
+}
+
+/*
+ * After MPI_Init: rank 0 reports help, version or a bad command line as OMB does. Returns the
+ * exit status when the program should finalize and stop, -1 when it should run.
+ */
+static int report_parse(enum parse_result parsed, int rank, void (*help)(void), const char *version_line)
+{
+    if (parsed == PARSE_OK) return -1;
+    if (rank == 0) {
+        if (parsed == PARSE_HELP) help();
+        if (parsed == PARSE_VERSION) printf("%s\n", version_line);
+        if (parsed == PARSE_BAD) {
+            fprintf(stderr, "%s\n\n", bad_message);
+            help();
+        }
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return parsed == PARSE_BAD ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 #endif
