@@ -14,6 +14,7 @@
         'src/errors.cc',
         'src/futex.cc',
         'src/futex_async.cc',
+        'src/reduce.cc',
         'src/sab.cc',
         'src/shm.cc',
         'src/sisci.cc',

@@ -33,6 +33,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterSocket(env, exports);
   RegisterStrided(env, exports);
   RegisterSisci(env, exports);
+  RegisterReduce(env, exports);
   return exports;
 }
 

@@ -14,6 +14,7 @@ void RegisterCrc32(Napi::Env env, Napi::Object exports);       // crc32.cc
 void RegisterSocket(Napi::Env env, Napi::Object exports);      // socket.cc
 void RegisterStrided(Napi::Env env, Napi::Object exports);     // strided.cc
 void RegisterSisci(Napi::Env env, Napi::Object exports);       // sisci.cc
+void RegisterReduce(Napi::Env env, Napi::Object exports);      // reduce.cc
 
 }  // namespace tsmpi
 

@@ -176,6 +176,16 @@ export interface NativeAddon {
               blockLen: number, count: number): void;
 
   /**
+   * inout[i] = in[i] op inout[i] over `count` elements (predefined MPI ops; bit-identical to
+   * src/mpir/op.ts's loops). op: 0 SUM, 1 PROD, 2 MAX, 3 MIN, 4 LAND, 5 LOR, 6 LXOR, 7 BAND,
+   * 8 BOR, 9 BXOR; kind: 0 int8, 1 uint8, 2 int16, 3 uint16, 4 int32, 5 uint32, 6 int64,
+   * 7 uint64, 8 float32, 9 float64, 10 bool. Operands may be unaligned.
+   *
+   * @throws RangeError (code 'EINVAL') for an op not defined on the kind or operands too short.
+   */
+  reduce(op: number, kind: number, inBytes: BufferLike, inoutBytes: BufferLike, count: number): void;
+
+  /**
    * CRC-32 of IEEE 802.3 (reflected, polynomial 0xEDB88320; equal to zlib's), by PCLMULQDQ
    * folding where the CPU has it and slicing-by-8 otherwise.
    *
