@@ -9,13 +9,17 @@
 // remove a segment that is still mapped (SCI_ERR_BUSY), so a view is valid until its own
 // unmap.
 #include <dlfcn.h>
+#include <pthread.h>
+#include <time.h>
 
+#include <atomic>
 #include <string>
 
 #include "../sisci/include/sisci_api.h"
 #include "args.h"
 #include "errors.h"
 #include "exports.h"
+#include "futex.h"
 #include "sab.h"
 
 namespace tsmpi {
@@ -403,6 +407,63 @@ Napi::Value TriggerInterrupt(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// An interrupt relay: a native thread blocks in SCIWaitForInterrupt and, for every trigger,
+// bumps a futex cell and wakes it, so a rank sleeping on its doorbell wakes when another SCI
+// node triggers its interrupt (003c §2.1's device thread, reduced to waking the rank; SCI
+// interrupts cannot wake a futex by themselves). The thread polls a stop flag every 100 ms.
+struct Relay {
+  sci_local_interrupt_t interrupt;
+  int32_t* cell;
+  Napi::Reference<Napi::Value> keepCells;  // the cells' buffer lives while the thread runs
+  std::atomic<bool> stop{false};
+  std::atomic<bool> done{false};
+  std::atomic<unsigned> relayed{0};
+};
+
+void* RelayThread(void* arg) {
+  auto* relay = static_cast<Relay*>(arg);
+  while (!relay->stop.load()) {
+    sci_error_t err;
+    api.WaitForInterrupt(relay->interrupt, 100, 0, &err);
+    if (err != SCI_ERR_OK) continue;
+    __atomic_add_fetch(relay->cell, 1, __ATOMIC_SEQ_CST);
+    FutexWake(relay->cell, 0x7fffffff);
+    relay->relayed.fetch_add(1);
+  }
+  relay->done.store(true);
+  return nullptr;
+}
+
+// sciStartRelay(interrupt, cells: Int32Array over a SharedArrayBuffer, index) -> relay handle
+Napi::Value StartRelay(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* relay = new Relay();
+  relay->interrupt = Unwrap<sci_local_interrupt>(info, 0, "interrupt");
+  relay->cell = GetSharedCell(info, 1, "sciStartRelay");
+  relay->keepCells = Napi::Persistent(info[1]);
+  pthread_t thread;
+  if (pthread_create(&thread, nullptr, RelayThread, relay) != 0) {
+    delete relay;
+    ThrowCodedError(env, "EAGAIN", "sciStartRelay: cannot start the relay thread");
+  }
+  pthread_detach(thread);
+  return Wrap(env, relay);
+}
+
+// sciStopRelay(relay) -> triggers relayed; waits for the thread (at most ~100 ms).
+Napi::Value StopRelay(const Napi::CallbackInfo& info) {
+  auto* relay = Unwrap<Relay>(info, 0, "relay");
+  relay->stop.store(true);
+  while (!relay->done.load()) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, nullptr);
+  }
+  unsigned n = relay->relayed.load();
+  relay->keepCells.Reset();
+  delete relay;
+  return Napi::Number::New(info.Env(), n);
+}
+
 // sciFaultCounters() -> { sequenceErrors, corruptedBytes, lateStores } (zeros for Dolphin's library).
 Napi::Value FaultCounters(const Napi::CallbackInfo& info) {
   sci_emu_fault_counters_t c = {0, 0, 0};
@@ -441,6 +502,8 @@ void RegisterSisci(Napi::Env env, Napi::Object exports) {
   exports.Set("sciConnectInterrupt", Napi::Function::New(env, ConnectInterrupt, "sciConnectInterrupt"));
   exports.Set("sciDisconnectInterrupt", Napi::Function::New(env, DisconnectInterrupt, "sciDisconnectInterrupt"));
   exports.Set("sciTriggerInterrupt", Napi::Function::New(env, TriggerInterrupt, "sciTriggerInterrupt"));
+  exports.Set("sciStartRelay", Napi::Function::New(env, StartRelay, "sciStartRelay"));
+  exports.Set("sciStopRelay", Napi::Function::New(env, StopRelay, "sciStopRelay"));
   exports.Set("sciFaultCounters", Napi::Function::New(env, FaultCounters, "sciFaultCounters"));
 }
 

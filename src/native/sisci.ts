@@ -39,6 +39,13 @@ export interface SisciAddon {
   sciConnectInterrupt(desc: Handle, nodeId: number, number: number, timeoutMs: number): Handle;
   sciDisconnectInterrupt(interrupt: Handle): void;
   sciTriggerInterrupt(interrupt: Handle): void;
+  /**
+   * Starts a native thread that waits on `interrupt` and, for every trigger, adds 1 to
+   * cells[index] and futex-wakes it (a rank sleeping on that cell wakes on a remote trigger).
+   */
+  sciStartRelay(interrupt: Handle, cells: Int32Array, index: number): Handle;
+  /** Stops the relay thread (within ~100 ms); returns how many triggers it relayed. */
+  sciStopRelay(relay: Handle): number;
   sciFaultCounters(): { sequenceErrors: number; corruptedBytes: number; lateStores: number };
 }
 

@@ -177,8 +177,26 @@ export class LocalInterrupt {
     return call(() => sci.sciWaitForInterrupt(this.h, timeoutMs));
   }
 
+  /**
+   * Relays triggers to a futex cell from a native thread: each one adds 1 to cells[index]
+   * and wakes its sleepers (how a rank asleep on its doorbell hears another SCI node). While a
+   * relay runs, wait() must not be used. Returns the relay; stop it before remove().
+   */
+  relay(cells: Int32Array, index: number): InterruptRelay {
+    return new InterruptRelay(call(() => sci.sciStartRelay(this.h, cells, index)));
+  }
+
   remove(): void {
     call(() => sci.sciRemoveInterrupt(this.h));
+  }
+}
+
+export class InterruptRelay {
+  constructor(private readonly h: Handle) {}
+
+  /** Stops the thread (within ~100 ms); returns the triggers it relayed. */
+  stop(): number {
+    return sci.sciStopRelay(this.h);
   }
 }
 

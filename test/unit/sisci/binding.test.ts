@@ -92,6 +92,37 @@ describe('src/sisci over the emulation', () => {
     assert.ok(retriable < 50, 'every check failed');
   });
 
+  it('an interrupt relay wakes a thread asleep on a futex cell when another node triggers', { timeout: 20_000 }, async () => {
+    const { addon } = await import('../../../src/native/addon.js');
+    const d = sisci.Descriptor.open();
+    const intr = d.createInterrupt(9);
+    const cells = new Int32Array(new SharedArrayBuffer(8));
+    const relay = intr.relay(cells, 0);
+    // Node 8 triggers interrupt 9 of node 4 after 300 ms, while this thread sleeps on the cell.
+    const script = `
+      const s = await import(${JSON.stringify(path.join(DIST, 'src', 'sisci', 'index.js'))});
+      const d = s.Descriptor.open();
+      const r = d.connectInterrupt(4, 9, 5000);
+      await new Promise((f) => setTimeout(f, 300));
+      r.trigger(); r.disconnect(); d.close();`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, TSMPI_SCI_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (b) => { err += b; });
+    const t0 = Date.now();
+    let woke = '';
+    while (Atomics.load(cells, 0) === 0 && Date.now() - t0 < 10_000) woke = addon.futexWait(cells, 0, 0, 10_000);
+    const waited = Date.now() - t0;
+    const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
+    assert.equal(code, 0, err);
+    assert.equal(Atomics.load(cells, 0), 1, 'the relay bumped the cell once');
+    assert.ok(waited < 5000, `woken after ${waited} ms (${woke}); a relay that does not wake would sleep 10 s`);
+    assert.equal(relay.stop(), 1, 'one trigger relayed');
+    intr.remove();
+    d.close();
+  });
+
   it('leaves nothing behind but the liveness words the sweep removes', () => {
     for (const s of sweepJobSegments(job)) assert.match(s, /-sci-\d+-a0$/, `left behind: ${s}`);
   });
