@@ -1,0 +1,202 @@
+import { addon } from '../native/addon.js';
+import { type SciMap, type Sequence, SEQ_OK } from '../sisci/index.js';
+
+/**
+ * One direction of SCI-MPICH's short (control) protocol (003a §2.2), the first part of the
+ * ch_sci device: a ring of 128-byte slots in the receiver's exported SCI segment, written only
+ * by the sender (remote stores through a mapped remote segment, in one SCIMemCpy per message)
+ * and read only by the receiver, so no lock and no remote atomics are needed.
+ *
+ * Region of one sender in the receiver's segment:
+ *   bytes 0..63     control line: word 0 = slots the receiver consumed (the receiver stores it
+ *                   locally; the sender loads it remotely, only when its credits run out)
+ *   bytes 64..      the ring, `slots` slots of 128 bytes
+ *
+ * A message takes 1 + ceil(max(0, len - 88) / 128) consecutive slots: the first holds the 32-byte
+ * header (word 0 is the device's: slot count | payload length << 8 | SKIP flag; words 1..7 are
+ * mpid's), up to 88 payload bytes, the CRC-32 (word 30) and the ID word (word 31); the payload
+ * continues in the following slots. A message that would cross the ring's end is preceded by a
+ * SKIP message filling the rest of the ring.
+ *
+ * Arrival: the receiver polls the ID word of the slot where message n must start, expecting
+ * id(n) = (n mod 2^30) + 1, which is never equal for two messages in a row at one slot, so the
+ * word is never cleared (eq. 4.4). Integrity: a remote store may become visible in parts, and a
+ * transmission error may corrupt a byte; the receiver computes the CRC over header and payload
+ * and, while it does not match, leaves the message where it is and re-reads it at the next poll
+ * (the thesis's "re-read until the CRC matches"), while the sender checks its SCI sequence after
+ * every message and writes the whole message again when the check says RETRIABLE. So a message
+ * is delivered once, intact, in order.
+ */
+export const SLOT_BYTES = 128;
+export const CONTROL_BYTES = 64;
+const HEADER_BYTES = 32;
+const FIRST_PAYLOAD = SLOT_BYTES - HEADER_BYTES - 8;
+const CRC_WORD = 30;
+const ID_WORD = 31;
+const SKIP = 1 << 31;
+const ID_SPACE = 1 << 30;
+/** Rewrites of one message before the sender gives up (the hardware's error is then permanent). */
+const MAX_RETRIES = 64;
+
+/** Bytes of one sender's region for a ring of `slots` slots. */
+export function regionBytes(slots: number): number {
+  return CONTROL_BYTES + slots * SLOT_BYTES;
+}
+
+/** Slots a message with `len` payload bytes takes. */
+export function slotsFor(len: number): number {
+  return 1 + (len > FIRST_PAYLOAD ? Math.ceil((len - FIRST_PAYLOAD) / SLOT_BYTES) : 0);
+}
+
+function idOf(n: number): number {
+  return (n % ID_SPACE) + 1;
+}
+
+/** CRC-32 of the header words 0..7 and the payload, as laid out in a message image. */
+function messageCrc(image: Uint8Array, at: number, len: number): number {
+  const inFirst = len < FIRST_PAYLOAD ? len : FIRST_PAYLOAD;
+  let crc = addon.crc32(image, at, HEADER_BYTES + inFirst);
+  if (len > inFirst) crc = addon.crc32(image, at + SLOT_BYTES, len - inFirst, crc);
+  return crc | 0;
+}
+
+export class ShortRingSender {
+  readonly counters = { messages: 0, retries: 0, creditReads: 0, skips: 0 };
+  private sent = 0;
+  private credits: number;
+  private messages = 0;
+  private readonly image: Uint8Array;
+  private readonly imageWords: Int32Array;
+
+  /** `region`: the receiver's region for us (a remote map of regionBytes(slots)); `sequence` of that map. */
+  constructor(private readonly region: SciMap, private readonly sequence: Sequence, private readonly slots: number) {
+    this.credits = slots;
+    this.image = new Uint8Array(slots * SLOT_BYTES);
+    this.imageWords = new Int32Array(this.image.buffer);
+  }
+
+  /** Largest payload one message can carry (half the ring, so a SKIP always leaves room). */
+  get maxPayload(): number {
+    return FIRST_PAYLOAD + (Math.floor(this.slots / 2) - 1) * SLOT_BYTES;
+  }
+
+  /**
+   * Sends header words 1..7 of `hdr` with payload[off, off + len); false when the ring has no
+   * room now (nothing was written; try again after the receiver consumed).
+   */
+  send(hdr: Int32Array, payload: Uint8Array | null, off: number, len: number): boolean {
+    const need = slotsFor(len);
+    const pos = this.sent % this.slots;
+    const skip = pos + need > this.slots ? this.slots - pos : 0;
+    if (this.credits < skip + need && !this.refreshCredits(skip + need)) return false;
+    if (skip > 0) {
+      this.imageWords.fill(0, 0, SLOT_BYTES / 4);
+      this.imageWords[0] = SKIP | skip;
+      this.write(pos, 0);
+      this.sent += skip;
+      this.credits -= skip;
+      this.counters.skips++;
+    }
+    const w = this.imageWords;
+    w[0] = need | (len << 8);
+    for (let i = 1; i < 8; i++) w[i] = hdr[i]!;
+    if (len > 0) {
+      const inFirst = len < FIRST_PAYLOAD ? len : FIRST_PAYLOAD;
+      this.image.set(payload!.subarray(off, off + inFirst), HEADER_BYTES);
+      if (len > inFirst) this.image.set(payload!.subarray(off + inFirst, off + len), SLOT_BYTES);
+    }
+    this.write(this.sent % this.slots, len);
+    this.sent += need;
+    this.credits -= need;
+    this.counters.messages++;
+    return true;
+  }
+
+  /** Writes the message in the image (payload length `len`) at slot `pos`, checked, again while RETRIABLE. */
+  private write(pos: number, len: number): void {
+    const w = this.imageWords;
+    w[CRC_WORD] = messageCrc(this.image, 0, len);
+    w[ID_WORD] = idOf(this.messages++);
+    const bytes = slotsFor(len) * SLOT_BYTES;
+    const at = CONTROL_BYTES + pos * SLOT_BYTES;
+    for (let attempt = 0; ; attempt++) {
+      this.sequence.start();
+      this.sequence.write(at, this.image, 0, bytes);
+      if (this.sequence.check() === SEQ_OK) return;
+      if (attempt === MAX_RETRIES) throw new Error(`ch_sci: a short message failed its sequence check ${MAX_RETRIES + 1} times`);
+      this.counters.retries++;
+    }
+  }
+
+  /** Loads the receiver's consumed count (a remote load); true when `need` slots are free. */
+  private refreshCredits(need: number): boolean {
+    this.counters.creditReads++;
+    const consumed = Atomics.load(this.region.words, 0);
+    this.credits = this.slots - ((this.sent - consumed) | 0);
+    return this.credits >= need;
+  }
+}
+
+/** What the receiver hands a message to: header words at hdr[at..at+8), payload bytes[off, off + len). */
+export type ShortVisit = (hdr: Int32Array, at: number, bytes: Uint8Array, off: number, len: number) => void;
+
+export class ShortRingReceiver {
+  readonly counters = { messages: 0, crcMismatches: 0 };
+  private read = 0;
+  private messages = 0;
+  private published = 0;
+  private readonly words: Int32Array;
+  private readonly bytes: Uint8Array;
+  /** Payload of a message that wraps into following slots, gathered for one contiguous view. */
+  private readonly gather: Uint8Array;
+
+  /** `region`: our region for this sender, in our own segment (a local map of regionBytes(slots)). */
+  constructor(region: SciMap, private readonly slots: number) {
+    this.words = region.words;
+    this.bytes = region.bytes;
+    this.gather = new Uint8Array(slots * SLOT_BYTES);
+  }
+
+  /** Hands every complete message to `visit`, in order; returns how many. */
+  poll(visit: ShortVisit): number {
+    let handled = 0;
+    for (;;) {
+      const pos = this.read % this.slots;
+      const at = (CONTROL_BYTES >> 2) + pos * (SLOT_BYTES >> 2);
+      if (Atomics.load(this.words, at + ID_WORD) !== idOf(this.messages)) break;
+      const info = this.words[at]!;
+      const slots = info & 0xff;
+      const len = (info >>> 8) & 0x7fffff;
+      const skip = (info & SKIP) !== 0;
+      const byteAt = at * 4;
+      const payloadLen = skip ? 0 : len;
+      if (slots < 1 || pos + slots > this.slots || messageCrc(this.bytes, byteAt, payloadLen) !== this.words[at + CRC_WORD]) {
+        // Not all of it is here yet (or it arrived damaged and the sender is writing it again).
+        this.counters.crcMismatches++;
+        break;
+      }
+      if (!skip) {
+        let payload = this.bytes;
+        let off = byteAt + HEADER_BYTES;
+        if (len > FIRST_PAYLOAD) {
+          // The payload continues after the first slot's CRC and ID: one contiguous view.
+          this.gather.set(this.bytes.subarray(off, off + FIRST_PAYLOAD), 0);
+          this.gather.set(this.bytes.subarray(byteAt + SLOT_BYTES, byteAt + SLOT_BYTES + len - FIRST_PAYLOAD), FIRST_PAYLOAD);
+          payload = this.gather;
+          off = 0;
+        }
+        visit(this.words, at, payload, off, len);
+        this.counters.messages++;
+        handled++;
+      }
+      this.read += slots;
+      this.messages++;
+    }
+    // Publish consumption once a quarter of the ring is used, or when the ring ran dry.
+    if (this.read - this.published >= (this.slots >> 2) || (handled === 0 && this.read !== this.published)) {
+      this.published = this.read;
+      Atomics.store(this.words, 0, this.read);
+    }
+    return handled;
+  }
+}
