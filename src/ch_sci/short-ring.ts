@@ -147,45 +147,59 @@ export class ShortRingReceiver {
   private published = 0;
   private readonly words: Int32Array;
   private readonly bytes: Uint8Array;
-  /** Payload of a message that wraps into following slots, gathered for one contiguous view. */
+  /**
+   * A message is checked and delivered from a local copy: the sender may be writing it again
+   * (its sequence check failed after the data had arrived intact), and a second, damaged copy
+   * landing while the first is read must not reach the engine.
+   */
+  private readonly snapshot: Uint8Array;
+  private readonly snapshotWords: Int32Array;
+  /** The payload after the first slot's CRC and ID, gathered into one contiguous view. */
   private readonly gather: Uint8Array;
 
   /** `region`: our region for this sender, in our own segment (a local map of regionBytes(slots)). */
   constructor(region: SciMap, private readonly slots: number) {
     this.words = region.words;
     this.bytes = region.bytes;
+    this.snapshot = new Uint8Array(slots * SLOT_BYTES);
+    this.snapshotWords = new Int32Array(this.snapshot.buffer);
     this.gather = new Uint8Array(slots * SLOT_BYTES);
   }
 
   /** Hands every complete message to `visit`, in order; returns how many. */
   poll(visit: ShortVisit): number {
     let handled = 0;
+    const snap = this.snapshot;
+    const w = this.snapshotWords;
     for (;;) {
       const pos = this.read % this.slots;
-      const at = (CONTROL_BYTES >> 2) + pos * (SLOT_BYTES >> 2);
-      if (Atomics.load(this.words, at + ID_WORD) !== idOf(this.messages)) break;
-      const info = this.words[at]!;
+      const at = CONTROL_BYTES + pos * SLOT_BYTES;
+      const id = idOf(this.messages);
+      if (Atomics.load(this.words, (at >> 2) + ID_WORD) !== id) break;
+      snap.set(this.bytes.subarray(at, at + SLOT_BYTES), 0);
+      const info = w[0]!;
       const slots = info & 0xff;
       const len = (info >>> 8) & 0x7fffff;
       const skip = (info & SKIP) !== 0;
-      const byteAt = at * 4;
-      const payloadLen = skip ? 0 : len;
-      if (slots < 1 || pos + slots > this.slots || messageCrc(this.bytes, byteAt, payloadLen) !== this.words[at + CRC_WORD]) {
-        // Not all of it is here yet (or it arrived damaged and the sender is writing it again).
+      // A header that arrived in part or damaged may announce anything: check that it fits the
+      // slots it claims before reading that far.
+      const consistent = w[ID_WORD] === id && slots >= 1 && pos + slots <= this.slots && (skip || slotsFor(len) === slots);
+      if (consistent && slots > 1) snap.set(this.bytes.subarray(at + SLOT_BYTES, at + slots * SLOT_BYTES), SLOT_BYTES);
+      if (!consistent || messageCrc(snap, 0, skip ? 0 : len) !== w[CRC_WORD]) {
+        // Not all of it is here yet, or it arrived damaged and the sender is writing it again.
         this.counters.crcMismatches++;
         break;
       }
       if (!skip) {
-        let payload = this.bytes;
-        let off = byteAt + HEADER_BYTES;
+        let payload = snap;
+        let off = HEADER_BYTES;
         if (len > FIRST_PAYLOAD) {
-          // The payload continues after the first slot's CRC and ID: one contiguous view.
-          this.gather.set(this.bytes.subarray(off, off + FIRST_PAYLOAD), 0);
-          this.gather.set(this.bytes.subarray(byteAt + SLOT_BYTES, byteAt + SLOT_BYTES + len - FIRST_PAYLOAD), FIRST_PAYLOAD);
+          this.gather.set(snap.subarray(HEADER_BYTES, HEADER_BYTES + FIRST_PAYLOAD), 0);
+          this.gather.set(snap.subarray(SLOT_BYTES, SLOT_BYTES + len - FIRST_PAYLOAD), FIRST_PAYLOAD);
           payload = this.gather;
           off = 0;
         }
-        visit(this.words, at, payload, off, len);
+        visit(w, 0, payload, off, len);
         this.counters.messages++;
         handled++;
       }

@@ -53,7 +53,11 @@ if (role === 'recv') {
     for (let i = 0; i < len; i++) buf[i] = pattern(k, i);
     hdr[4] = k;
     hdr[5] = len;
-    while (!tx.send(hdr, buf, 0, len)) { /* the receiver frees slots */ }
+    const t0 = Date.now();
+    while (!tx.send(hdr, buf, 0, len)) {
+      // The receiver frees slots; if it died, give up instead of spinning forever.
+      if (Date.now() - t0 > 30_000) throw new Error(`message ${k}: no room in the ring for 30 s`);
+    }
   }
   process.stdout.write(JSON.stringify(tx.counters) + '\n');
   seq.remove();

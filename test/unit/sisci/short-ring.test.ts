@@ -15,7 +15,9 @@ import { DIST } from '../../helpers.js';
 const PEER = path.join(DIST, 'test', 'unit', 'sisci', 'ring-peer.js');
 
 function run(role: string, node: string, env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const child = spawn(process.execPath, [PEER, role, ...args], { env: { ...env, TSMPI_SCI_NODE: node }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [PEER, role, ...args], {
+    env: { ...env, TSMPI_SCI_NODE: node }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 75_000, killSignal: 'SIGKILL',
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (b) => { out += b; });
