@@ -2,6 +2,7 @@
 // exports segment 5 with a pattern, waits on interrupt 3 until node 4 wrote word 0 and
 // triggered it, then removes both and prints "peer ok".
 import { Descriptor } from '../../../src/sisci/index.js';
+import { removeWhenFree } from './remove-when-free.js';
 
 const d = Descriptor.open();
 const seg = d.createSegment(5, 4096);
@@ -17,14 +18,6 @@ if (Atomics.load(map.words, 0) !== 777) throw new Error(`word 0 is ${map.words[0
 intr.remove();
 // Node 4 disconnects after its trigger; removing is BUSY until then.
 map.unmap();
-for (let i = 0; ; i++) {
-  try {
-    seg.remove();
-    break;
-  } catch (e) {
-    if ((e as { code?: string }).code !== 'SCI_ERR_BUSY' || i > 500) throw e;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+await removeWhenFree(seg);
 d.close();
 process.stdout.write('peer ok\n');

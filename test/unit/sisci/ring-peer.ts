@@ -4,6 +4,7 @@
 // every length up to the largest a message may carry. Each prints its counters as JSON.
 import { ShortRingReceiver, ShortRingSender, regionBytes } from '../../../src/ch_sci/short-ring.js';
 import { Descriptor } from '../../../src/sisci/index.js';
+import { removeWhenFree } from './remove-when-free.js';
 
 const [role, countText, slotsText] = process.argv.slice(2);
 const count = Number(countText);
@@ -32,15 +33,7 @@ if (role === 'recv') {
   process.stdout.write(JSON.stringify({ received: next, ...rx.counters }) + '\n');
   // Stay until the sender disconnected, then clean up.
   map.unmap();
-  for (let i = 0; ; i++) {
-    try {
-      seg.remove();
-      break;
-    } catch (e) {
-      if ((e as { code?: string }).code !== 'SCI_ERR_BUSY' || i > 2000) throw e;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
+  await removeWhenFree(seg);
 } else {
   const remote = d.connect(8, 20, 10_000);
   const map = remote.map();
