@@ -6,3 +6,4 @@ import './ch_shmem/config.js';
 import './mpid/config.js';
 import './mpir/config.js';
 import './sisci/config.js';
+import './ch_sci/config.js';

@@ -24,8 +24,9 @@
  * `seq=P` (a sequence check fails, retriable), `corrupt=P` (SCIMemCpy or a DMA transfer flips
  * one payload byte, and the sequence check of that transfer reports it), `late=P` (the last
  * bytes of a SCIMemCpy land only at the next store barrier or sequence check), `seed=N`.
- * Limits for tests: TSMPI_SCI_MAX_SEGMENTS, TSMPI_SCI_MAX_MAPPED (bytes), TSMPI_SCI_MAX_INTERRUPTS
- * per process, and the maxEntries of a DMA queue; exhaustion gives SCI_ERR_NOSPC and
+ * Limits for tests: TSMPI_SCI_MAX_SEGMENTS, TSMPI_SCI_MAX_MAPPED (bytes), TSMPI_SCI_MAX_INTERRUPTS,
+ * TSMPI_SCI_MAX_CONNECTIONS (remote segments connected at once) per process, and the maxEntries
+ * of a DMA queue; exhaustion gives SCI_ERR_NOSPC and
  * SCI_ERR_MAX_ENTRIES as Dolphin's library does.
  */
 #define _GNU_SOURCE
@@ -161,6 +162,8 @@ static struct {
   unsigned int maxSegments;
   unsigned long long maxMapped;
   unsigned int maxInterrupts;
+  unsigned int maxConnections;
+  unsigned int connections;
   unsigned int segments;
   unsigned long long mapped;
   unsigned int interrupts;
@@ -234,6 +237,7 @@ void SCIInitialize(unsigned int flags, sci_error_t *error) {
     emu.maxSegments = (unsigned int)envNumber("TSMPI_SCI_MAX_SEGMENTS", 4096);
     emu.maxMapped = envNumber("TSMPI_SCI_MAX_MAPPED", 1ull << 40);
     emu.maxInterrupts = (unsigned int)envNumber("TSMPI_SCI_MAX_INTERRUPTS", 1024);
+    emu.maxConnections = (unsigned int)envNumber("TSMPI_SCI_MAX_CONNECTIONS", 4096);
     parseFaults();
     emu.initialized = 1;
   }
@@ -431,6 +435,16 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
     SET(error, SCI_ERR_ILLEGAL_NODEID);
     return;
   }
+  /* A connection stands for the adapter's ATT entries and remote descriptors (003a §4.1): the
+   * limit is what lets a test exhaust them and see the resource cache evict. */
+  pthread_mutex_lock(&emu.lock);
+  int full = emu.connections >= emu.maxConnections;
+  if (!full) emu.connections++;
+  pthread_mutex_unlock(&emu.lock);
+  if (full) {
+    SET(error, SCI_ERR_NOSPC);
+    return;
+  }
   char path[128];
   objectPath(path, sizeof path, nodeId, 's', segmentId);
   uint64_t deadline = timeout == SCI_INFINITE_TIMEOUT ? UINT64_MAX : nowMs() + timeout;
@@ -459,6 +473,9 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
       }
     }
     if (nowMs() >= deadline) {
+      pthread_mutex_lock(&emu.lock);
+      emu.connections--;
+      pthread_mutex_unlock(&emu.lock);
       SET(error, fd >= 0 ? SCI_ERR_TIMEOUT : SCI_ERR_NO_SUCH_SEGMENT);
       return;
     }
@@ -475,6 +492,9 @@ void SCIDisconnectSegment(sci_remote_segment_t segment, unsigned int flags, sci_
   atomic_fetch_sub(&segment->header->connections, 1);
   munmap(segment->header, HEADER_BYTES + segment->size);
   free(segment);
+  pthread_mutex_lock(&emu.lock);
+  emu.connections--;
+  pthread_mutex_unlock(&emu.lock);
   SET(error, SCI_ERR_OK);
 }
 

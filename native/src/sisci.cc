@@ -55,10 +55,18 @@ struct Api {
   decltype(&SCIConnectInterrupt) ConnectInterrupt;
   decltype(&SCIDisconnectInterrupt) DisconnectInterrupt;
   decltype(&SCITriggerInterrupt) TriggerInterrupt;
+  decltype(&SCICreateDMAQueue) CreateDMAQueue;
+  decltype(&SCIRemoveDMAQueue) RemoveDMAQueue;
+  decltype(&SCIEnqueueDMATransfer) EnqueueDMATransfer;
+  decltype(&SCIPostDMAQueue) PostDMAQueue;
+  decltype(&SCIResetDMAQueue) ResetDMAQueue;
+  decltype(&SCIDMAQueueState) DMAQueueState;
+  decltype(&SCIWaitForDMAQueue) WaitForDMAQueue;
   decltype(&SCIProbeNode) ProbeNode;
   decltype(&SCIQuery) Query;
   decltype(&SCIEmuFaultCounters) EmuFaultCounters;  // emulation only: may be null
   const unsigned int* flagFixedIntno;
+  const unsigned int* flagDmaRead;
   const unsigned int* qAdapter;
   const unsigned int* qNodeId;
 };
@@ -168,9 +176,17 @@ Napi::Value Load(const Napi::CallbackInfo& info) {
   Resolve(api.ConnectInterrupt, "SCIConnectInterrupt", missing);
   Resolve(api.DisconnectInterrupt, "SCIDisconnectInterrupt", missing);
   Resolve(api.TriggerInterrupt, "SCITriggerInterrupt", missing);
+  Resolve(api.CreateDMAQueue, "SCICreateDMAQueue", missing);
+  Resolve(api.RemoveDMAQueue, "SCIRemoveDMAQueue", missing);
+  Resolve(api.EnqueueDMATransfer, "SCIEnqueueDMATransfer", missing);
+  Resolve(api.PostDMAQueue, "SCIPostDMAQueue", missing);
+  Resolve(api.ResetDMAQueue, "SCIResetDMAQueue", missing);
+  Resolve(api.DMAQueueState, "SCIDMAQueueState", missing);
+  Resolve(api.WaitForDMAQueue, "SCIWaitForDMAQueue", missing);
   Resolve(api.ProbeNode, "SCIProbeNode", missing);
   Resolve(api.Query, "SCIQuery", missing);
   Resolve(api.flagFixedIntno, "SCI_FLAG_FIXED_INTNO", missing);
+  Resolve(api.flagDmaRead, "SCI_FLAG_DMA_READ", missing);
   Resolve(api.qAdapter, "SCI_Q_ADAPTER", missing);
   Resolve(api.qNodeId, "SCI_Q_ADAPTER_NODEID", missing);
   api.EmuFaultCounters = reinterpret_cast<decltype(&SCIEmuFaultCounters)>(dlsym(h, "SCIEmuFaultCounters"));
@@ -464,6 +480,70 @@ Napi::Value StopRelay(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), n);
 }
 
+// DMA queues (003c §2.2): transfers between a local segment and a connected remote segment,
+// carried out by the adapter (here: the emulation's worker thread) while the CPU goes on.
+// Completion is polled with sciDMAQueueState; no callback reaches JavaScript.
+
+// sciCreateDMAQueue(desc, maxEntries) -> queue handle
+Napi::Value CreateDMAQueue(const Napi::CallbackInfo& info) {
+  unsigned int entries = U32(info, 1, "sciCreateDMAQueue", "maxEntries");
+  sci_dma_queue_t q;
+  sci_error_t err;
+  api.CreateDMAQueue(Unwrap<sci_desc>(info, 0, "descriptor"), &q, 0, entries, 0, &err);
+  Check(info.Env(), err, "SCICreateDMAQueue(" + std::to_string(entries) + " entries)");
+  return Wrap(info.Env(), q);
+}
+
+Napi::Value RemoveDMAQueue(const Napi::CallbackInfo& info) {
+  sci_error_t err;
+  api.RemoveDMAQueue(Unwrap<sci_dma_queue>(info, 0, "DMA queue"), 0, &err);
+  Check(info.Env(), err, "SCIRemoveDMAQueue");
+  return info.Env().Undefined();
+}
+
+// sciEnqueueDMA(queue, localSegment, remoteSegment, localOffset, remoteOffset, size, read: boolean) -> state
+Napi::Value EnqueueDMA(const Napi::CallbackInfo& info) {
+  unsigned int localOffset = U32(info, 3, "sciEnqueueDMA", "localOffset");
+  unsigned int remoteOffset = U32(info, 4, "sciEnqueueDMA", "remoteOffset");
+  unsigned int size = U32(info, 5, "sciEnqueueDMA", "size");
+  unsigned int flags = info[6].ToBoolean() ? *api.flagDmaRead : 0;
+  sci_error_t err;
+  sci_dma_queue_state_t state = api.EnqueueDMATransfer(
+      Unwrap<sci_dma_queue>(info, 0, "DMA queue"), Unwrap<sci_local_segment>(info, 1, "local segment"),
+      Unwrap<sci_remote_segment>(info, 2, "remote segment"), localOffset, remoteOffset, size, flags, &err);
+  Check(info.Env(), err, "SCIEnqueueDMATransfer(local " + std::to_string(localOffset) + ", remote " +
+                             std::to_string(remoteOffset) + ", " + std::to_string(size) + " bytes)");
+  return Napi::Number::New(info.Env(), static_cast<double>(state));
+}
+
+Napi::Value PostDMAQueue(const Napi::CallbackInfo& info) {
+  sci_error_t err;
+  api.PostDMAQueue(Unwrap<sci_dma_queue>(info, 0, "DMA queue"), nullptr, nullptr, 0, &err);
+  Check(info.Env(), err, "SCIPostDMAQueue");
+  return info.Env().Undefined();
+}
+
+Napi::Value ResetDMAQueue(const Napi::CallbackInfo& info) {
+  sci_error_t err;
+  api.ResetDMAQueue(Unwrap<sci_dma_queue>(info, 0, "DMA queue"), 0, &err);
+  Check(info.Env(), err, "SCIResetDMAQueue");
+  return info.Env().Undefined();
+}
+
+Napi::Value DMAQueueState(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(),
+                           static_cast<double>(api.DMAQueueState(Unwrap<sci_dma_queue>(info, 0, "DMA queue"))));
+}
+
+// sciWaitForDMAQueue(queue, timeoutMs) -> state (SCI_ERR_TIMEOUT and SCI_ERR_TRANSFER_FAILED are states here, not throws)
+Napi::Value WaitForDMAQueue(const Napi::CallbackInfo& info) {
+  unsigned int timeout = U32(info, 1, "sciWaitForDMAQueue", "timeoutMs");
+  sci_error_t err;
+  sci_dma_queue_state_t state = api.WaitForDMAQueue(Unwrap<sci_dma_queue>(info, 0, "DMA queue"), timeout, 0, &err);
+  if (err != SCI_ERR_TIMEOUT && err != SCI_ERR_TRANSFER_FAILED) Check(info.Env(), err, "SCIWaitForDMAQueue");
+  return Napi::Number::New(info.Env(), static_cast<double>(state));
+}
+
 // sciFaultCounters() -> { sequenceErrors, corruptedBytes, lateStores } (zeros for Dolphin's library).
 Napi::Value FaultCounters(const Napi::CallbackInfo& info) {
   sci_emu_fault_counters_t c = {0, 0, 0};
@@ -504,6 +584,13 @@ void RegisterSisci(Napi::Env env, Napi::Object exports) {
   exports.Set("sciTriggerInterrupt", Napi::Function::New(env, TriggerInterrupt, "sciTriggerInterrupt"));
   exports.Set("sciStartRelay", Napi::Function::New(env, StartRelay, "sciStartRelay"));
   exports.Set("sciStopRelay", Napi::Function::New(env, StopRelay, "sciStopRelay"));
+  exports.Set("sciCreateDMAQueue", Napi::Function::New(env, CreateDMAQueue, "sciCreateDMAQueue"));
+  exports.Set("sciRemoveDMAQueue", Napi::Function::New(env, RemoveDMAQueue, "sciRemoveDMAQueue"));
+  exports.Set("sciEnqueueDMA", Napi::Function::New(env, EnqueueDMA, "sciEnqueueDMA"));
+  exports.Set("sciPostDMAQueue", Napi::Function::New(env, PostDMAQueue, "sciPostDMAQueue"));
+  exports.Set("sciResetDMAQueue", Napi::Function::New(env, ResetDMAQueue, "sciResetDMAQueue"));
+  exports.Set("sciDMAQueueState", Napi::Function::New(env, DMAQueueState, "sciDMAQueueState"));
+  exports.Set("sciWaitForDMAQueue", Napi::Function::New(env, WaitForDMAQueue, "sciWaitForDMAQueue"));
   exports.Set("sciFaultCounters", Napi::Function::New(env, FaultCounters, "sciFaultCounters"));
 }
 

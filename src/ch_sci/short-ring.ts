@@ -1,4 +1,5 @@
 import { addon } from '../native/addon.js';
+import type { PackedData } from '../mpid/device.js';
 import { type SciMap, type Sequence, SEQ_OK } from '../sisci/index.js';
 
 /**
@@ -80,11 +81,20 @@ export class ShortRingSender {
     return FIRST_PAYLOAD + (Math.floor(this.slots / 2) - 1) * SLOT_BYTES;
   }
 
+  /** Whether a message with `len` payload bytes fits the ring now (refreshing credits remotely if needed). */
+  canSend(len: number): boolean {
+    const need = slotsFor(len);
+    const pos = this.sent % this.slots;
+    const skip = pos + need > this.slots ? this.slots - pos : 0;
+    return this.credits >= skip + need || this.refreshCredits(skip + need);
+  }
+
   /**
-   * Sends header words 1..7 of `hdr` with payload[off, off + len); false when the ring has no
-   * room now (nothing was written; try again after the receiver consumed).
+   * Sends header words 1..7 of `hdr` with payload[off, off + len) (or packed bytes [0, len) of
+   * `packed`); false when the ring has no room now (nothing was written; try again after the
+   * receiver consumed).
    */
-  send(hdr: Int32Array, payload: Uint8Array | null, off: number, len: number): boolean {
+  send(hdr: Int32Array, payload: Uint8Array | null, off: number, len: number, packed: PackedData | null = null): boolean {
     const need = slotsFor(len);
     const pos = this.sent % this.slots;
     const skip = pos + need > this.slots ? this.slots - pos : 0;
@@ -101,9 +111,15 @@ export class ShortRingSender {
     w[0] = need | (len << 8);
     for (let i = 1; i < 8; i++) w[i] = hdr[i]!;
     if (len > 0) {
+      // Direct packing: a non-contiguous message is packed straight into the message image.
       const inFirst = len < FIRST_PAYLOAD ? len : FIRST_PAYLOAD;
-      this.image.set(payload!.subarray(off, off + inFirst), HEADER_BYTES);
-      if (len > inFirst) this.image.set(payload!.subarray(off + inFirst, off + len), SLOT_BYTES);
+      if (packed !== null) {
+        packed.pack(0, inFirst, this.image, HEADER_BYTES);
+        if (len > inFirst) packed.pack(inFirst, len - inFirst, this.image, SLOT_BYTES);
+      } else {
+        this.image.set(payload!.subarray(off, off + inFirst), HEADER_BYTES);
+        if (len > inFirst) this.image.set(payload!.subarray(off + inFirst, off + len), SLOT_BYTES);
+      }
     }
     this.write(this.sent % this.slots, len);
     this.sent += need;

@@ -2,11 +2,16 @@ import createDebug from 'debug';
 import { BootstrapError } from '../common/errors.js';
 import { jobIdFrom, segmentName } from '../common/segment-names.js';
 import { PairLayout, RankSegment, ShmemDevice, readShmemConfig } from '../ch_shmem/index.js';
+import { DoorbellWake } from '../ch_shmem/doorbell.js';
+import { WORD_DOORBELL } from '../ch_shmem/rank-segment.js';
+import { SciDevice, readSciConfig } from '../ch_sci/index.js';
+import { DEVICE } from '../ch_sci/config.js';
+import { Descriptor } from '../sisci/index.js';
 import type { Device } from './device.js';
 import { Engine } from './engine.js';
 import { Progress } from './progress.js';
 import { SelfDevice } from './self-device.js';
-import { SLEEP_TIMEOUT_MS, SPIN_POLLS } from './config.js';
+import { SCI_NODE, SLEEP_TIMEOUT_MS, SPIN_POLLS } from './config.js';
 import { cardKey, decodeCard, encodeCard, type BusinessCard } from './business-card.js';
 import { localNodeId } from './node-id.js';
 import { connectProcessManager, type ProcessManager } from './process-manager.js';
@@ -17,8 +22,12 @@ const trace = createDebug('tsmpi:mpid');
  * The job as the device layer sees it after bootstrap: who we are, every rank's business
  * card, and the segments of the peers on our node.
  *
- * Bootstrap: create our segment → put our card → fence → get every card → attach the
- * segments of same-node peers → fence → unlink our segment's name (peers hold mappings).
+ * Bootstrap: create our segment (and export our SCI segments) → put our card → fence → get
+ * every card → attach the segments of same-node peers, connect to the SCI segments of the
+ * others → fence → unlink our segment's name (peers hold mappings).
+ *
+ * Devices: ch_shmem for ranks with our node id, ch_sci for the others (ranks of other SCI
+ * nodes); TSMPI_DEVICE=sci sends everything but our own messages through ch_sci.
  */
 export class World {
   private constructor(
@@ -31,6 +40,8 @@ export class World {
     readonly engine: Engine,
     readonly progress: Progress,
     readonly shmem: ShmemDevice,
+    /** ch_sci, when this rank runs it (tsmpiexec --sci-nodes, or TSMPI_DEVICE=sci). */
+    readonly sci: SciDevice | null,
   ) {}
 
   get rank(): number { return this.pm.rank; }
@@ -57,8 +68,18 @@ export class World {
     const own = RankSegment.create(segmentName(jobId, pm.rank, 'rank'), layout.segmentBytes(pm.size), pm.rank);
     const unlinkAtExit = () => own.unlink();
     process.once('exit', unlinkAtExit);
+    let sci: SciDevice | null = null;
     try {
-      const mine: BusinessCard = { rank: pm.rank, nodeId: localNodeId(), pid: process.pid, shmSegment: own.name };
+      const allSci = DEVICE.read(env) === 'sci';
+      if (allSci || SCI_NODE.read(env) !== '') {
+        // The SISCI emulation names its segments after the job, so tsmpiexec can sweep them.
+        process.env.TSMPI_JOBID ??= jobId;
+        sci = SciDevice.export(readSciConfig(env), Descriptor.open(), pm.rank, pm.size, new DoorbellWake(own.words),
+          own.words, WORD_DOORBELL);
+      }
+      const mine: BusinessCard = {
+        rank: pm.rank, nodeId: localNodeId(), pid: process.pid, shmSegment: own.name, sciNode: sci?.nodeId ?? 0,
+      };
       pm.put(cardKey(pm.rank), encodeCard(mine));
       pm.fence();
       const cards: BusinessCard[] = [];
@@ -71,24 +92,38 @@ export class World {
         if (text === undefined) throw new BootstrapError(`rank ${r} published no business card (key ${cardKey(r)})`);
         cards.push(decodeCard(r, text));
       }
-      const peers = cards.map((c) => (c.rank !== pm.rank && c.nodeId === mine.nodeId ? RankSegment.attach(c.shmSegment, c.rank) : null));
+      const shared = (c: BusinessCard) => c.rank !== pm.rank && c.nodeId === mine.nodeId && !allSci;
+      const peers = cards.map((c) => (shared(c) ? RankSegment.attach(c.shmSegment, c.rank) : null));
+      const sciPeers = cards.filter((c) => c.rank !== pm.rank && !shared(c));
+      for (const c of sciPeers) {
+        if (sci === null || c.sciNode === 0) {
+          throw new BootstrapError(`rank ${c.rank} runs on node ${c.nodeId}, which no device reaches from ${mine.nodeId}: ` +
+            'ranks on different nodes need ch_sci on both (launch with tsmpiexec --sci-nodes K, or set TSMPI_SCI_NODE and ' +
+            'TSMPI_SISCI_LIB on a cluster with SCI adapters)');
+        }
+      }
+      if (sci !== null) sci.connect(sciPeers.map((c) => ({ rank: c.rank, nodeId: c.sciNode })));
       pm.fence();
       own.unlink();
       const localRanks = peers.filter((p) => p !== null).length + 1;
-      trace('rank %d of %d on %s: %d local ranks', pm.rank, pm.size, mine.nodeId, localRanks);
+      // Ranks on this machine, whatever device they use: what decides whether a wait may spin.
+      const machineRanks = cards.filter((c) => machineOf(c.nodeId) === machineOf(mine.nodeId)).length;
+      trace('rank %d of %d on %s: %d local ranks, %d ch_sci peers', pm.rank, pm.size, mine.nodeId, localRanks, sciPeers.length);
       const shmem = new ShmemDevice(shmemConfig, pm.rank, pm.size, own, peers);
-      const self = new SelfDevice(pm.rank, shmem.wake);
+      const wake = sci !== null ? sci.wake : shmem.wake;
+      const self = new SelfDevice(pm.rank, wake);
       const deviceOf: Device[] = cards.map((c) => {
         if (c.rank === pm.rank) return self;
         if (shmem.reachable(c.rank)) return shmem;
-        throw new BootstrapError(`rank ${c.rank} runs on node ${c.nodeId}, which no device reaches from ${mine.nodeId} ` +
-          '(ranks on different nodes need ch_sci, which this build does not have yet)');
+        return sci!;
       });
-      const engine = new Engine(pm.rank, [self, shmem], deviceOf);
-      const progress = new Progress(engine, shmem.wake, Progress.spinBudgetFor(localRanks, spinPolls), sleepTimeout);
-      return new World(pm, jobId, cards, own, peers, engine, progress, shmem);
+      const devices: Device[] = sci !== null ? [self, shmem, sci] : [self, shmem];
+      const engine = new Engine(pm.rank, devices, deviceOf);
+      const progress = new Progress(engine, wake, Progress.spinBudgetFor(machineRanks, spinPolls), sleepTimeout);
+      return new World(pm, jobId, cards, own, peers, engine, progress, shmem, sci);
     } catch (e) {
       own.unlink();
+      if (sci !== null) sci.abandon();
       throw e;
     } finally {
       process.off('exit', unlinkAtExit);
@@ -101,7 +136,16 @@ export class World {
    */
   finalize(): void {
     while (this.engine.parkedCount > 0) this.progress.step();
+    if (this.sci !== null) this.sci.disconnect();
     this.pm.fence();
+    // Every peer has disconnected from our SCI segments now.
+    if (this.sci !== null) this.sci.removeExported();
     this.pm.finalize();
   }
+}
+
+/** The machine part of a node id (without the emulated SCI node). */
+function machineOf(nodeId: string): string {
+  const hash = nodeId.indexOf('#');
+  return hash < 0 ? nodeId : nodeId.slice(0, hash);
 }

@@ -46,6 +46,17 @@ export interface SisciAddon {
   sciStartRelay(interrupt: Handle, cells: Int32Array, index: number): Handle;
   /** Stops the relay thread (within ~100 ms); returns how many triggers it relayed. */
   sciStopRelay(relay: Handle): number;
+  /** SCICreateDMAQueue on adapter 0. */
+  sciCreateDMAQueue(desc: Handle, maxEntries: number): Handle;
+  sciRemoveDMAQueue(queue: Handle): void;
+  /** SCIEnqueueDMATransfer local → remote (read: remote → local); returns the queue state. */
+  sciEnqueueDMA(queue: Handle, local: Handle, remote: Handle, localOffset: number, remoteOffset: number, size: number,
+                read: boolean): number;
+  sciPostDMAQueue(queue: Handle): void;
+  sciResetDMAQueue(queue: Handle): void;
+  /** 0 IDLE, 1 GATHER, 2 POSTED, 3 DONE, 4 ABORTED, 5 ERROR. */
+  sciDMAQueueState(queue: Handle): number;
+  sciWaitForDMAQueue(queue: Handle, timeoutMs: number): number;
   sciFaultCounters(): { sequenceErrors: number; corruptedBytes: number; lateStores: number };
 }
 

@@ -39,3 +39,10 @@ export const SCI_MAX_INTERRUPTS = declareInt({
   description: 'Emulation limit: local interrupts per process (beyond: SCI_ERR_NOSPC).',
   default: 1024, min: 1, max: 1 << 20,
 });
+
+export const SCI_MAX_CONNECTIONS = declareInt({
+  name: 'TSMPI_SCI_MAX_CONNECTIONS', layer,
+  description: 'Emulation limit: remote segments connected at once per process (the adapter\'s ATT entries and remote ' +
+    'descriptors; beyond: SCI_ERR_NOSPC), so tests can make the ch_sci resource cache evict.',
+  default: 4096, min: 1, max: 1 << 30,
+});

@@ -86,40 +86,90 @@ export class Descriptor {
     return new RemoteInterrupt(call(() => sci.sciConnectInterrupt(this.h, nodeId, number, timeoutMs)));
   }
 
+  /** A DMA queue of up to `maxEntries` transfers (SCI_ERR_MAX_ENTRIES beyond). */
+  createDmaQueue(maxEntries: number): DmaQueue {
+    return new DmaQueue(call(() => sci.sciCreateDMAQueue(this.h, maxEntries)));
+  }
+
   close(): void {
     call(() => sci.sciClose(this.h));
   }
 }
 
+/** States of a DMA queue (sci_dma_queue_state_t). */
+export const DMA_IDLE = 0;
+export const DMA_GATHER = 1;
+export const DMA_POSTED = 2;
+export const DMA_DONE = 3;
+export const DMA_ABORTED = 4;
+export const DMA_ERROR = 5;
+
+/**
+ * A DMA queue: transfers between a local segment and a connected (not necessarily mapped)
+ * remote segment, gathered with enqueue(), started with post(), carried out while the CPU goes
+ * on; state() says when they are DONE, or ERROR (a transfer failed: reset() and post again).
+ * Offsets and sizes must be multiples of the adapter's DMA alignment (8 bytes in the emulation).
+ */
+export class DmaQueue {
+  constructor(private readonly h: Handle) {}
+
+  enqueue(local: LocalSegment, localOffset: number, remote: RemoteSegment, remoteOffset: number, size: number,
+          read = false): void {
+    call(() => sci.sciEnqueueDMA(this.h, local.handle, remote.handle, localOffset, remoteOffset, size, read));
+  }
+
+  post(): void {
+    call(() => sci.sciPostDMAQueue(this.h));
+  }
+
+  state(): number {
+    return sci.sciDMAQueueState(this.h);
+  }
+
+  /** Waits up to `timeoutMs` for a posted queue; returns its state. */
+  wait(timeoutMs: number): number {
+    return call(() => sci.sciWaitForDMAQueue(this.h, timeoutMs));
+  }
+
+  /** Empties the queue (after DONE or ERROR) for the next transfers. */
+  reset(): void {
+    call(() => sci.sciResetDMAQueue(this.h));
+  }
+
+  remove(): void {
+    call(() => sci.sciRemoveDMAQueue(this.h));
+  }
+}
+
 export class LocalSegment {
-  constructor(private readonly h: Handle, readonly id: number, readonly size: number) {}
+  constructor(readonly handle: Handle, readonly id: number, readonly size: number) {}
 
   setAvailable(available = true): void {
-    call(() => sci.sciSetAvailable(this.h, available));
+    call(() => sci.sciSetAvailable(this.handle, available));
   }
 
   map(offset = 0, size = this.size - offset): SciMap {
-    const m = call(() => sci.sciMap(this.h, false, offset, size));
+    const m = call(() => sci.sciMap(this.handle, false, offset, size));
     return new SciMap(m.handle, m.memory);
   }
 
   /** SCI_ERR_BUSY while connected or mapped. */
   remove(): void {
-    call(() => sci.sciRemoveSegment(this.h));
+    call(() => sci.sciRemoveSegment(this.handle));
   }
 }
 
 export class RemoteSegment {
-  constructor(private readonly h: Handle, readonly nodeId: number, readonly id: number, readonly size: number) {}
+  constructor(readonly handle: Handle, readonly nodeId: number, readonly id: number, readonly size: number) {}
 
   map(offset = 0, size = this.size - offset): SciMap {
-    const m = call(() => sci.sciMap(this.h, true, offset, size));
+    const m = call(() => sci.sciMap(this.handle, true, offset, size));
     return new SciMap(m.handle, m.memory);
   }
 
   /** SCI_ERR_BUSY while mapped. */
   disconnect(): void {
-    call(() => sci.sciDisconnectSegment(this.h));
+    call(() => sci.sciDisconnectSegment(this.handle));
   }
 }
 

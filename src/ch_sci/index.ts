@@ -1,0 +1,3 @@
+export { SciDevice, segmentIdOf } from './device.js';
+export { readSciConfig, type SciConfig } from './config.js';
+export { ResourceCache } from './resources.js';
