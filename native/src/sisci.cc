@@ -67,6 +67,7 @@ struct Api {
   decltype(&SCIEmuFaultCounters) EmuFaultCounters;  // emulation only: may be null
   const unsigned int* flagFixedIntno;
   const unsigned int* flagDmaRead;
+  const unsigned int* flagUseCallback;
   const unsigned int* qAdapter;
   const unsigned int* qNodeId;
 };
@@ -187,6 +188,7 @@ Napi::Value Load(const Napi::CallbackInfo& info) {
   Resolve(api.Query, "SCIQuery", missing);
   Resolve(api.flagFixedIntno, "SCI_FLAG_FIXED_INTNO", missing);
   Resolve(api.flagDmaRead, "SCI_FLAG_DMA_READ", missing);
+  Resolve(api.flagUseCallback, "SCI_FLAG_USE_CALLBACK", missing);
   Resolve(api.qAdapter, "SCI_Q_ADAPTER", missing);
   Resolve(api.qNodeId, "SCI_Q_ADAPTER_NODEID", missing);
   api.EmuFaultCounters = reinterpret_cast<decltype(&SCIEmuFaultCounters)>(dlsym(h, "SCIEmuFaultCounters"));
@@ -516,9 +518,22 @@ Napi::Value EnqueueDMA(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(state));
 }
 
+// The completion callback (on the library's thread): bumps the futex cell and wakes it, so a
+// rank asleep on its doorbell wakes when its DMA is done.
+sci_callback_action_t DmaDone(void* arg, sci_dma_queue_t, sci_error_t) {
+  auto* cell = static_cast<int32_t*>(arg);
+  __atomic_add_fetch(cell, 1, __ATOMIC_SEQ_CST);
+  FutexWake(cell, 0x7fffffff);
+  return SCI_CALLBACK_CONTINUE;
+}
+
+// sciPostDMAQueue(queue, cells?: Int32Array, index?) -- with cells, completion wakes cells[index].
+// The cells' buffer must outlive the transfer (ch_sci passes its rank segment, mapped for life).
 Napi::Value PostDMAQueue(const Napi::CallbackInfo& info) {
   sci_error_t err;
-  api.PostDMAQueue(Unwrap<sci_dma_queue>(info, 0, "DMA queue"), nullptr, nullptr, 0, &err);
+  int32_t* cell = info.Length() > 1 && !info[1].IsUndefined() ? GetSharedCell(info, 1, "sciPostDMAQueue") : nullptr;
+  api.PostDMAQueue(Unwrap<sci_dma_queue>(info, 0, "DMA queue"), cell != nullptr ? DmaDone : nullptr, cell,
+                   cell != nullptr ? *api.flagUseCallback : 0, &err);
   Check(info.Env(), err, "SCIPostDMAQueue");
   return info.Env().Undefined();
 }

@@ -158,6 +158,8 @@ export class SciDevice implements Device {
   private readonly ctl = new Uint8Array(8);
   private readonly ctlWords = new Int32Array(this.ctl.buffer);
   private relay: InterruptRelay | null = null;
+  /** Our doorbell cell: DMA completion wakes it. */
+  private dmaWake: { cells: Int32Array; index: number } | undefined;
 
   private constructor(
     private readonly config: SciConfig,
@@ -210,6 +212,7 @@ export class SciDevice implements Device {
       const interrupt = desc.createInterrupt(rank);
       const dev = new SciDevice(config, desc, rank, size, short, eager, pool, dma, interrupt, doorbell);
       dev.relay = interrupt.relay(doorbellCells, doorbellIndex);
+      dev.dmaWake = { cells: doorbellCells, index: doorbellIndex };
       return dev;
     } catch (e) {
       for (const s of made) {
@@ -367,7 +370,7 @@ export class SciDevice implements Device {
       if (packed !== null) packed.pack(from, len, r.map.bytes, at);
       else r.sequence.write(at, source!, srcOff + from, len);
       if (r.sequence.check() === SEQ_OK) return;
-      if (attempt === MAX_RETRIES) throw new Error(`ch_sci: a transfer to ${r.key} failed its sequence check ${MAX_RETRIES + 1} times`);
+      if (attempt === MAX_RETRIES) throw new Error(`ch_sci: a transfer into segment ${r.segment.id} of SCI node ${r.segment.nodeId} failed its sequence check ${MAX_RETRIES + 1} times`);
       this.counters.dataRetries++;
     }
   }
@@ -445,6 +448,8 @@ export class SciDevice implements Device {
       const p = peers[i]!;
       if (p.pendingControls.length > 0) handled += this.flushControls(p);
       handled += p.in.poll(p.visit);
+      // Credits returned: a sender that ran out may be asleep waiting for them.
+      if (p.in.published) this.notify(p);
     }
     if (this.pushes.length > 0) handled += this.progressPushes();
     return handled;
@@ -551,7 +556,7 @@ export class SciDevice implements Device {
     if (push.packed !== null) push.packed.pack(push.sent, n, dma.map.bytes, 0);
     else copyBytes(push.source, push.sent, dma.map.bytes, 0, n);
     dma.queue.enqueue(dma.segment, 0, push.resource!.segment, at, roundUp(n, DMA_ALIGN));
-    dma.queue.post();
+    dma.queue.post(this.dmaWake);
     this.dmaOwner = push;
     push.dmaBlock = n;
   }
@@ -566,7 +571,7 @@ export class SciDevice implements Device {
       queue.reset();
       const at = push.grantOffset + push.roundPos;
       queue.enqueue(this.dma!.segment, 0, push.resource!.segment, at, roundUp(push.dmaBlock, DMA_ALIGN));
-      queue.post();
+      queue.post(this.dmaWake);
       return false;
     }
     if (state !== DMA_DONE) throw new Error(`ch_sci: DMA queue in unexpected state ${state}`);

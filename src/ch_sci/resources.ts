@@ -5,10 +5,12 @@ const trace = createDebug('tsmpi:sci:rsrc');
 
 /** What a remote resource is for; part of its key (003a §4.4: segment id, owner rank, type). */
 export type ResourceKind = 'eager' | 'pool';
+const KIND_CODE: Record<ResourceKind, number> = { eager: 0, pool: 1 };
 
 /** A connected and mapped part of another rank's segment, with a sequence for checked writes. */
 export interface Resource {
-  readonly key: string;
+  /** (segment id, owner rank, kind) as one number: no string is built on the eager path. */
+  readonly key: number;
   readonly segment: RemoteSegment;
   readonly map: SciMap;
   readonly sequence: Sequence;
@@ -38,9 +40,10 @@ const CONNECT_TIMEOUT_MS = 30_000;
  * gives up.
  */
 export class ResourceCache {
-  private readonly inUse = new Map<string, Resource>();
+  private readonly inUse = new Map<number, Resource>();
   /** Insertion order is release order: the first entry is the least recently used. */
-  private readonly available = new Map<string, Resource>();
+  private readonly available = new Map<number, Resource>();
+  /** misses: resources connected and mapped anew; exhausted: requests that found no room even after evicting. */
   readonly counters = { hits: 0, misses: 0, evictions: 0, exhausted: 0, freed: 0 };
 
   constructor(private readonly desc: Descriptor, private readonly policy: 'lru' | 'null') {}
@@ -51,7 +54,7 @@ export class ResourceCache {
    */
   acquire(nodeId: number, segmentId: number, owner: number, kind: ResourceKind, offset: number,
           size: number): Resource | null {
-    const key = `${segmentId}:${owner}:${kind}`;
+    const key = (segmentId * 0x10000 + owner) * 4 + KIND_CODE[kind];
     let r = this.inUse.get(key);
     if (r !== undefined) {
       r.users++;
@@ -66,11 +69,11 @@ export class ResourceCache {
       this.counters.hits++;
       return r;
     }
-    this.counters.misses++;
     for (;;) {
       try {
         r = this.allocate(key, nodeId, segmentId, offset, size);
         this.inUse.set(key, r);
+        this.counters.misses++;
         return r;
       } catch (e) {
         if (!(e instanceof SisciError) || !EXHAUSTED.has(e.code)) throw e;
@@ -106,7 +109,7 @@ export class ResourceCache {
     return this.available.size;
   }
 
-  private allocate(key: string, nodeId: number, segmentId: number, offset: number, size: number): Resource {
+  private allocate(key: number, nodeId: number, segmentId: number, offset: number, size: number): Resource {
     const segment = this.desc.connect(nodeId, segmentId, CONNECT_TIMEOUT_MS);
     let map: SciMap | null = null;
     try {

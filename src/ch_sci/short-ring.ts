@@ -158,9 +158,11 @@ export type ShortVisit = (hdr: Int32Array, at: number, bytes: Uint8Array, off: n
 
 export class ShortRingReceiver {
   readonly counters = { messages: 0, crcMismatches: 0 };
+  /** Whether the last poll published consumption (a sender waiting for credits may need waking). */
+  published = false;
   private read = 0;
   private messages = 0;
-  private published = 0;
+  private publishedRead = 0;
   private readonly words: Int32Array;
   private readonly bytes: Uint8Array;
   /**
@@ -223,9 +225,11 @@ export class ShortRingReceiver {
       this.messages++;
     }
     // Publish consumption once a quarter of the ring is used, or when the ring ran dry.
-    if (this.read - this.published >= (this.slots >> 2) || (handled === 0 && this.read !== this.published)) {
-      this.published = this.read;
+    this.published = false;
+    if (this.read - this.publishedRead >= (this.slots >> 2) || (handled === 0 && this.read !== this.publishedRead)) {
+      this.publishedRead = this.read;
       Atomics.store(this.words, 0, this.read);
+      this.published = true;
     }
     return handled;
   }

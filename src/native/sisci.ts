@@ -52,7 +52,8 @@ export interface SisciAddon {
   /** SCIEnqueueDMATransfer local → remote (read: remote → local); returns the queue state. */
   sciEnqueueDMA(queue: Handle, local: Handle, remote: Handle, localOffset: number, remoteOffset: number, size: number,
                 read: boolean): number;
-  sciPostDMAQueue(queue: Handle): void;
+  /** Starts the gathered transfers; with `cells`, completion adds 1 to cells[index] and futex-wakes it. */
+  sciPostDMAQueue(queue: Handle, cells?: Int32Array, index?: number): void;
   sciResetDMAQueue(queue: Handle): void;
   /** 0 IDLE, 1 GATHER, 2 POSTED, 3 DONE, 4 ABORTED, 5 ERROR. */
   sciDMAQueueState(queue: Handle): number;

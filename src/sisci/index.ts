@@ -21,12 +21,17 @@ function call<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    const err = e as Error & { code?: string; sciError?: number };
-    if (typeof err.code === 'string' && err.code.startsWith('SCI_ERR_')) {
-      throw new SisciError(err.message, err.code, err.sciError ?? -1, { cause: e });
-    }
-    throw e;
+    throw asSisciError(e);
   }
+}
+
+/** The addon's coded error as a SisciError (other errors unchanged). */
+function asSisciError(e: unknown): unknown {
+  const err = e as Error & { code?: string; sciError?: number };
+  if (typeof err.code === 'string' && err.code.startsWith('SCI_ERR_')) {
+    return new SisciError(err.message, err.code, err.sciError ?? -1, { cause: e });
+  }
+  return e;
 }
 
 /** Sequence status of SCIStartSequence / SCICheckSequence. */
@@ -118,8 +123,13 @@ export class DmaQueue {
     call(() => sci.sciEnqueueDMA(this.h, local.handle, remote.handle, localOffset, remoteOffset, size, read));
   }
 
-  post(): void {
-    call(() => sci.sciPostDMAQueue(this.h));
+  /**
+   * Starts the gathered transfers. With `wake`, completion adds 1 to wake.cells[wake.index] and
+   * futex-wakes it (the SISCI completion callback, run on the library's thread): how a rank
+   * asleep on its doorbell learns that its DMA is done.
+   */
+  post(wake?: { cells: Int32Array; index: number }): void {
+    call(() => (wake ? sci.sciPostDMAQueue(this.h, wake.cells, wake.index) : sci.sciPostDMAQueue(this.h)));
   }
 
   state(): number {
@@ -211,7 +221,12 @@ export class Sequence {
 
   /** SCIMemCpy: src[srcOffset, srcOffset + length) to `offset` of the map, through this sequence. */
   write(offset: number, src: Uint8Array, srcOffset = 0, length = src.length - srcOffset): void {
-    call(() => sci.sciMemCpy(this.h, this.map, offset, src, srcOffset, length));
+    // On every message's path: no closure (call() would allocate one per write).
+    try {
+      sci.sciMemCpy(this.h, this.map, offset, src, srcOffset, length);
+    } catch (e) {
+      throw asSisciError(e);
+    }
   }
 
   remove(): void {
@@ -254,7 +269,11 @@ export class RemoteInterrupt {
   constructor(private readonly h: Handle) {}
 
   trigger(): void {
-    call(() => sci.sciTriggerInterrupt(this.h));
+    try {
+      sci.sciTriggerInterrupt(this.h);
+    } catch (e) {
+      throw asSisciError(e);
+    }
   }
 
   disconnect(): void {
