@@ -8,9 +8,12 @@
  *   npx tsc -p tsconfig.json
  *   node dist/bench/compare/compare.js [--sizes MIN:MAX] [--iterations N] [--warmup N] [--window N]
  *                                       [--bench LIST] [-n RANKS] [--repeat N] [--timeout S] [--out FILE]
+ *                                       [--launch "TSMPIEXEC ARGS"]
  *   node dist/bench/compare/compare.js --sizes 0:65536 --iterations 2000 --out /tmp/p2p.md
  *   node dist/bench/compare/compare.js --bench coll -n 2 --out /tmp/coll-2.md
  *
+ * --launch passes arguments to tsmpiexec for the tsmpi side, e.g. a ch_sci configuration
+ * (`--launch "--sci-nodes 2"` or `--launch "-x TSMPI_DEVICE=sci"`); the report names them.
  * Point to point (latency, bw) runs on 2 ranks; the collectives (barrier, bcast, reduce,
  * allreduce, allgather, alltoall, gather, scatter, or `coll` for all eight: bench/osu/coll.ts
  * against osu_coll.c, OMB's method and average latency across ranks) on -n ranks (default 4).
@@ -72,6 +75,8 @@ interface Settings {
   timeoutS: number;
   repeat: number;
   out: string | null;
+  /** Extra tsmpiexec arguments for the tsmpi side (--launch "--sci-nodes 2", "-x TSMPI_DEVICE=sci"). */
+  launch: string[];
 }
 
 const POINT_TO_POINT = ['latency', 'bw'] as const;
@@ -158,7 +163,7 @@ function positive(flag: string, text: string | undefined, zeroOk = false): numbe
 function parseArgs(argv: readonly string[]): Settings {
   const s: Settings = {
     sizes: null, iterations: null, warmup: null, window: null, benches: ['latency', 'bw'], ranks: 4, timeoutS: 300, repeat: 3,
-    out: null,
+    out: null, launch: [],
   };
   for (let k = 0; k < argv.length; k++) {
     const flag = argv[k]!;
@@ -179,6 +184,12 @@ function parseArgs(argv: readonly string[]): Settings {
         const n = positive(flag, value());
         if (n < 2) fail(2, `${flag} needs at least 2 ranks (OMB's collectives refuse one), got ${n}`);
         s.ranks = n;
+        break;
+      }
+      case '--launch': {
+        const v = value();
+        if (v === undefined) fail(2, '--launch needs tsmpiexec arguments, e.g. "--sci-nodes 2"');
+        s.launch.push(...v.split(/\s+/).filter((x) => x !== ''));
         break;
       }
       case '--out': {
@@ -405,7 +416,7 @@ function compareOne(info: BenchInfo, p: Plan, s: Settings, mpicc: string, mpiexe
   for (let k = 1; k <= s.repeat; k++) {
     const round = s.repeat > 1 ? ` (run ${k} of ${s.repeat})` : '';
     tsmpi = merge(info, tsmpi, runBenchmark(info, `tsmpi ${info.program}${round}`, 'node', process.execPath,
-      [TSMPIEXEC, '-n', n, '--timeout', String(s.timeoutS), process.execPath, ...RANK_NODE_FLAGS, script, ...p.args], s.timeoutS + 10));
+      [TSMPIEXEC, '-n', n, ...s.launch, '--timeout', String(s.timeoutS), process.execPath, ...RANK_NODE_FLAGS, script, ...p.args], s.timeoutS + 10));
     mpich = merge(info, mpich, runBenchmark(info, `MPICH ${info.program}${round}`, path.basename(mpiexec), mpiexec,
       ['-n', n, exe, ...p.args], s.timeoutS));
   }
@@ -434,7 +445,8 @@ function main(): void {
     '',
     `${new Date().toISOString()}, ${os.hostname()}, ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ` +
       `load average ${load} at start, node ${process.version}. Same algorithm, sizes and iteration counts on both sides ` +
-      '(bench/osu/*.ts and bench/compare/osu_pt2pt.c, osu_coll.c).',
+      '(bench/osu/*.ts and bench/compare/osu_pt2pt.c, osu_coll.c).' +
+      (s.launch.length > 0 ? ` tsmpi launched with \`tsmpiexec ${s.launch.join(' ')}\`; MPICH over its shared memory.` : ''),
     '',
   ];
   const failed: string[] = [];

@@ -30,6 +30,7 @@ import v8 from 'node:v8';
 import '../../src/config-all.js';
 import { declaredTunables } from '../../src/common/config.js';
 import { MPI } from '../../src/index.js';
+import { runtime } from '../../src/mpir/runtime.js';
 
 /** The OMB release whose output format these benchmarks reproduce. */
 export const OMB_VERSION = '7.0';
@@ -265,10 +266,12 @@ export function out(line: string): void {
 
 /** The TSMPI_* limits that decide the protocol per size, as this run sees them. */
 const REPORTED_TUNABLES = ['TSMPI_SHORT_MAX', 'TSMPI_EAGER_MAX', 'TSMPI_SHMEM_SINGLE_COPY', 'TSMPI_SPIN_POLLS'];
+const REPORTED_SCI_TUNABLES = ['TSMPI_SCI_SHORT_MAX', 'TSMPI_SCI_EAGER', 'TSMPI_SCI_EAGER_MAX', 'TSMPI_SCI_BLOCK',
+  'TSMPI_SCI_DMA_MIN', 'TSMPI_SCI_CACHE', 'TSMPI_PROGRESS'];
 
-function tunablesFact(): string {
+function tunablesFact(sci: boolean): string {
   const parts: string[] = [];
-  for (const name of REPORTED_TUNABLES) {
+  for (const name of sci ? [...REPORTED_TUNABLES, ...REPORTED_SCI_TUNABLES] : REPORTED_TUNABLES) {
     const t = declaredTunables().find((x) => x.name === name);
     if (t === undefined) continue;
     const fromEnv = (process.env[name] ?? '').trim() !== '';
@@ -302,17 +305,21 @@ function countNodes(comm: typeof MPI.COMM_WORLD): number {
 
 /**
  * Collective: prints, on rank 0, the title, the tsmpi facts and the column line. The device
- * follows from where the ranks run (src/mpid/device.ts: self for one rank, ch_shmem within a
- * node, ch_sci across nodes).
+ * is the one rank 0 reaches the others with (self for one rank, ch_shmem within a node, ch_sci
+ * across SCI nodes or with TSMPI_DEVICE=sci).
  */
 export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.COMM_WORLD, facts: readonly string[] = [],
                             column: string = columnLine(spec, o)): void {
   const nodes = countNodes(comm);
   if (comm.rank !== 0) return;
-  const device = comm.size === 1 ? 'self' : nodes === 1 ? 'ch_shmem' : 'ch_shmem + ch_sci';
+  // The devices rank 0 reaches the others with (its view is the benchmark's: it times the loop).
+  const world = runtime.requireRunning('benchmark');
+  const used = new Set<string>();
+  for (let r = 1; r < comm.size; r++) used.add(world.sharesMemoryWith(r) ? 'ch_shmem' : 'ch_sci');
+  const device = comm.size === 1 ? 'self' : [...used].join(' + ');
   out(headerLine(spec));
   out(`# tsmpi device: ${device} (${comm.size} ranks, ${nodes} node${nodes === 1 ? '' : 's'}, node ${process.version})`);
-  out(`# tsmpi limits: ${tunablesFact()}`);
+  out(`# tsmpi limits: ${tunablesFact(used.has('ch_sci'))}`);
   for (const fact of facts) out(`# ${fact}`);
   out(column);
 }

@@ -579,10 +579,13 @@ sci_sequence_status_t SCIStartSequence(sci_sequence_t sequence, unsigned int fla
 sci_sequence_status_t SCICheckSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error) {
   if ((flags & SCI_FLAG_NO_STORE_BARRIER) == 0) flushLate(sequence);
   SET(error, SCI_ERR_OK);
-  pthread_mutex_lock(&emu.lock);
-  int injected = emu.pSeq > 0 && chance() < emu.pSeq;
-  if (injected) emu.faults.sequenceErrors++;
-  pthread_mutex_unlock(&emu.lock);
+  int injected = 0;
+  if (emu.pSeq > 0) {
+    pthread_mutex_lock(&emu.lock);
+    injected = chance() < emu.pSeq;
+    if (injected) emu.faults.sequenceErrors++;
+    pthread_mutex_unlock(&emu.lock);
+  }
   if (sequence->failed || injected) {
     sequence->failed = 0;
     return SCI_SEQ_RETRIABLE;
@@ -597,6 +600,11 @@ void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags) {
 
 /* One transfer with the injected faults: a flipped byte (reported by the next check), a late tail. */
 static void faultyCopy(sci_sequence_t q, uint8_t *dst, const uint8_t *src, unsigned int size) {
+  if (emu.pCorrupt == 0 && emu.pLate == 0) {
+    /* No faults configured: no lock on the message path. */
+    memcpy(dst, src, size);
+    return;
+  }
   pthread_mutex_lock(&emu.lock);
   int corrupt = emu.pCorrupt > 0 && size > 0 && chance() < emu.pCorrupt;
   unsigned int at = corrupt ? (unsigned int)(chance() * size) % size : 0;

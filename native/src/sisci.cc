@@ -368,6 +368,32 @@ Napi::Value MemCpy(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// sciWriteChecked(sequence, map, remoteOffset, src, srcOffset, length, maxRetries) -> rewrites needed
+// SCIStartSequence, SCIMemCpy, SCICheckSequence, again while the check says RETRIABLE (at most
+// maxRetries times; then SCI_ERR_TRANSFER_FAILED): one call per checked message instead of three.
+Napi::Value WriteChecked(const Napi::CallbackInfo& info) {
+  auto* seq = Unwrap<sci_sequence>(info, 0, "sequence");
+  auto* map = Unwrap<sci_map>(info, 1, "map");
+  unsigned int off = U32(info, 2, "sciWriteChecked", "remoteOffset");
+  Bytes src = GetBytes(info, 3, "sciWriteChecked", "src");
+  size_t from = static_cast<size_t>(GetInteger(info, 4, "sciWriteChecked", "srcOffset", 0, kMaxSafeInteger));
+  size_t len = static_cast<size_t>(GetInteger(info, 5, "sciWriteChecked", "length", 0, 4294967295.0));
+  unsigned int maxRetries = U32(info, 6, "sciWriteChecked", "maxRetries");
+  if (from + len > src.length) ThrowRangeError(info.Env(), "sciWriteChecked: source range past the end of src");
+  for (unsigned int attempt = 0;; attempt++) {
+    sci_error_t err;
+    api.StartSequence(seq, 0, &err);
+    api.MemCpy(seq, src.data + from, map, off, static_cast<unsigned int>(len), 0, &err);
+    Check(info.Env(), err, "SCIMemCpy(offset " + std::to_string(off) + ", " + std::to_string(len) + " bytes)");
+    sci_sequence_status_t status = api.CheckSequence(seq, 0, &err);
+    if (status == SCI_SEQ_OK) return Napi::Number::New(info.Env(), attempt);
+    if (status != SCI_SEQ_RETRIABLE || attempt == maxRetries) {
+      Check(info.Env(), SCI_ERR_TRANSFER_FAILED, "SCICheckSequence after " + std::to_string(attempt + 1) + " writes of " +
+                                                     std::to_string(len) + " bytes at offset " + std::to_string(off));
+    }
+  }
+}
+
 // sciCreateInterrupt(desc, number | -1) -> { handle, number }
 Napi::Value CreateInterrupt(const Napi::CallbackInfo& info) {
   double want = GetNumber(info, 1, "sciCreateInterrupt", "number");
@@ -591,6 +617,7 @@ void RegisterSisci(Napi::Env env, Napi::Object exports) {
   exports.Set("sciCheckSequence", Napi::Function::New(env, CheckSequence, "sciCheckSequence"));
   exports.Set("sciStoreBarrier", Napi::Function::New(env, StoreBarrier, "sciStoreBarrier"));
   exports.Set("sciMemCpy", Napi::Function::New(env, MemCpy, "sciMemCpy"));
+  exports.Set("sciWriteChecked", Napi::Function::New(env, WriteChecked, "sciWriteChecked"));
   exports.Set("sciCreateInterrupt", Napi::Function::New(env, CreateInterrupt, "sciCreateInterrupt"));
   exports.Set("sciRemoveInterrupt", Napi::Function::New(env, RemoveInterrupt, "sciRemoveInterrupt"));
   exports.Set("sciWaitForInterrupt", Napi::Function::New(env, WaitForInterrupt, "sciWaitForInterrupt"));

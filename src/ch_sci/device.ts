@@ -365,10 +365,13 @@ export class SciDevice implements Device {
    */
   private writeChecked(r: Resource, at: number, source: Uint8Array | null, srcOff: number, from: number, len: number,
                        packed: PackedData | null): void {
+    if (packed === null) {
+      this.counters.dataRetries += r.sequence.writeChecked(at, source!, srcOff + from, len, MAX_RETRIES);
+      return;
+    }
     for (let attempt = 0; ; attempt++) {
       r.sequence.start();
-      if (packed !== null) packed.pack(from, len, r.map.bytes, at);
-      else r.sequence.write(at, source!, srcOff + from, len);
+      packed.pack(from, len, r.map.bytes, at);
       if (r.sequence.check() === SEQ_OK) return;
       if (attempt === MAX_RETRIES) throw new Error(`ch_sci: a transfer into segment ${r.segment.id} of SCI node ${r.segment.nodeId} failed its sequence check ${MAX_RETRIES + 1} times`);
       this.counters.dataRetries++;

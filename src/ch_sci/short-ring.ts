@@ -1,6 +1,6 @@
 import { addon } from '../native/addon.js';
 import type { PackedData } from '../mpid/device.js';
-import { type SciMap, type Sequence, SEQ_OK } from '../sisci/index.js';
+import type { SciMap, Sequence } from '../sisci/index.js';
 
 /**
  * One direction of SCI-MPICH's short (control) protocol (003a §2.2), the first part of the
@@ -135,13 +135,7 @@ export class ShortRingSender {
     w[ID_WORD] = idOf(this.messages++);
     const bytes = slotsFor(len) * SLOT_BYTES;
     const at = CONTROL_BYTES + pos * SLOT_BYTES;
-    for (let attempt = 0; ; attempt++) {
-      this.sequence.start();
-      this.sequence.write(at, this.image, 0, bytes);
-      if (this.sequence.check() === SEQ_OK) return;
-      if (attempt === MAX_RETRIES) throw new Error(`ch_sci: a short message failed its sequence check ${MAX_RETRIES + 1} times`);
-      this.counters.retries++;
-    }
+    this.counters.retries += this.sequence.writeChecked(at, this.image, 0, bytes, MAX_RETRIES);
   }
 
   /** Loads the receiver's consumed count (a remote load); true when `need` slots are free. */

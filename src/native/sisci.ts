@@ -31,6 +31,9 @@ export interface SisciAddon {
   sciStoreBarrier(sequence: Handle): void;
   /** SCIMemCpy of src[srcOffset, srcOffset + length) to remoteOffset of the map. */
   sciMemCpy(sequence: Handle, map: Handle, remoteOffset: number, src: Uint8Array, srcOffset: number, length: number): void;
+  /** start + SCIMemCpy + check, again while RETRIABLE (at most maxRetries); returns the rewrites needed. */
+  sciWriteChecked(sequence: Handle, map: Handle, remoteOffset: number, src: Uint8Array, srcOffset: number, length: number,
+                  maxRetries: number): number;
   /** number < 0: any free number. */
   sciCreateInterrupt(desc: Handle, number: number): { handle: Handle; number: number };
   sciRemoveInterrupt(interrupt: Handle): void;

@@ -229,6 +229,19 @@ export class Sequence {
     }
   }
 
+  /**
+   * A checked transfer in one call: start, write src[srcOffset, srcOffset + length) to
+   * `offset`, check, and write again while the check says RETRIABLE, at most `maxRetries`
+   * times (then SisciError SCI_ERR_TRANSFER_FAILED). Returns the rewrites it needed.
+   */
+  writeChecked(offset: number, src: Uint8Array, srcOffset: number, length: number, maxRetries: number): number {
+    try {
+      return sci.sciWriteChecked(this.h, this.map, offset, src, srcOffset, length, maxRetries);
+    } catch (e) {
+      throw asSisciError(e);
+    }
+  }
+
   remove(): void {
     call(() => sci.sciRemoveSequence(this.h));
   }
