@@ -2,7 +2,7 @@
  * The thesis's efficiency model for ch_sci (003a §3, formulas 4.17 to 4.38) on this machine.
  *
  *   npx tsc -p tsconfig.json
- *   node dist/bench/sci/model.js [--out FILE] [--quick]
+ *   node dist/bench/sci/model.js [--out FILE] [--quick | --smoke]
  *
  * 1. Measures the model's parameters here, through the SISCI library ch_sci uses (the
  *    emulation unless TSMPI_SISCI_LIB names Dolphin's): B_cl(N) local copy, B_cr(N) local →
@@ -42,13 +42,17 @@ const PINGPONG = path.join(HERE, 'pingpong.js');
 const SLOT = 128;
 const HEADER = 32;
 const ID_BYTES = 4;
+/** Bytes of the segment the bandwidths are measured in; its last word carries the word ping-pong. */
+const BUFFER = 8 << 20;
 
 if (process.argv[2] === '--echo') {
   await echo(process.argv[3]!);
   process.exit(0);
 }
 
-const quick = process.argv.includes('--quick');
+const quick = process.argv.includes('--quick') || process.argv.includes('--smoke');
+/** --smoke: a few small sizes only, to check that the tool runs (the tests use it). */
+const smoke = process.argv.includes('--smoke');
 const outIndex = process.argv.indexOf('--out');
 const outFile = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
 
@@ -63,11 +67,11 @@ const powers = (lo: number, hi: number) => {
 };
 const withFiveHundred = (sizes: number[]) => [...new Set([...sizes, 500])].sort((a, b) => a - b);
 const PROTOCOLS = [
-  { name: 'short', sizes: [0, ...withFiveHundred(powers(1, 2048))],
+  { name: 'short', sizes: smoke ? [0, 64, 500] : [0, ...withFiveHundred(powers(1, 2048))],
     env: ['TSMPI_SCI_SHORT_MAX=2048'] },
-  { name: 'eager', sizes: withFiveHundred(powers(1, quick ? 65536 : 262144)),
+  { name: 'eager', sizes: smoke ? [64, 4096] : withFiveHundred(powers(1, quick ? 65536 : 262144)),
     env: ['TSMPI_SCI_SHORT_MAX=0', 'TSMPI_SCI_EAGER_MAX=262144', 'TSMPI_SCI_EAGER_BYTES=524288'] },
-  { name: 'rendezvous', sizes: withFiveHundred(powers(1, quick ? 1048576 : 4194304)),
+  { name: 'rendezvous', sizes: smoke ? [64, 200_000] : withFiveHundred(powers(1, quick ? 1048576 : 4194304)),
     env: ['TSMPI_SCI_SHORT_MAX=0', 'TSMPI_SCI_EAGER_BYTES=0'] },
 ] as const;
 
@@ -82,7 +86,6 @@ const { addon } = await import('../../src/native/addon.js');
 const { copyBytes } = await import('../../src/common/copy.js');
 const { sweepJobSegments } = await import('../../src/common/segment-names.js');
 
-const BUFFER = 8 << 20;
 const desc = sisci.Descriptor.open();
 const node = desc.nodeId();
 const segment = desc.createSegment(1, BUFFER);
@@ -95,7 +98,7 @@ const dst = new Uint8Array(BUFFER);
 const localWords = new Int32Array(new SharedArrayBuffer(4096));
 
 /** Seconds per call of `fn`, repeated for at least `minMs`, best of 3. */
-function timePerCall(fn: () => void, minMs = quick ? 10 : 30): number {
+function timePerCall(fn: () => void, minMs = smoke ? 1 : quick ? 10 : 30): number {
   let best = Infinity;
   for (let round = 0; round < 3; round++) {
     let calls = 0;
@@ -138,30 +141,41 @@ const params = {
   lsb: timePerCall(() => sequence.storeBarrier()),
   lrw: await wordPingPong(),
 };
-const bMax = Math.max(...powers(1024, BUFFER).map((n) => rate('cr', n)));
+const bMax = Math.max(...powers(1024, smoke ? 65536 : BUFFER).map((n) => rate('cr', n)));
 
 /** l_rw: half the round trip of one word between us and a process on SCI node 1. */
 async function wordPingPong(): Promise<number> {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--echo', job],
     { env: { ...process.env, TSMPI_SCI_NODE: '1' }, stdio: ['ignore', 'inherit', 'inherit'] });
-  const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+  let gone = false;
+  const exited = new Promise<number>((resolve) => child.on('exit', (code) => {
+    gone = true;
+    resolve(code ?? -1);
+  }));
   const theirs = desc.connect(8, 2, 10_000);
   const map = theirs.map();
   const mine = segment.map();
-  const rounds = quick ? 20_000 : 100_000;
+  const rounds = smoke ? 1000 : quick ? 20_000 : 100_000;
   const at = (BUFFER >> 2) - 1;
   const t0 = process.hrtime.bigint();
   for (let i = 1; i <= rounds; i++) {
     map.words[0] = i;
-    while (Atomics.load(mine.words, at) !== i) { /* the echo writes it back */ }
+    // The echo writes it back; a vanished echo must not leave us spinning (checked each 4096 spins).
+    for (let spin = 1; Atomics.load(mine.words, at) !== i; spin++) {
+      if ((spin & 4095) === 0) {
+        await new Promise((r) => setImmediate(r));
+        if (gone) throw new Error(`model: the echo process exited (${await exited}) during the word ping-pong`);
+      }
+    }
   }
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   map.words[0] = -1;
-  const code = await exited;
-  if (code !== 0) throw new Error(`model: the echo process failed (${code})`);
+  // Disconnect before waiting: the echo removes its segment only when nobody is connected.
   map.unmap();
   theirs.disconnect();
   mine.unmap();
+  const code = await exited;
+  if (code !== 0) throw new Error(`model: the echo process failed (${code})`);
   return seconds / rounds / 2;
 }
 
@@ -253,7 +267,7 @@ const lines: string[] = [
   '# ch_sci efficiency model (003a §3, formulas 4.17 - 4.38)',
   '',
   `${new Date().toISOString()}, ${os.hostname()}, ${os.availableParallelism()} CPUs, node ${process.version}, SISCI ${path.basename(sisci.loadSisci())}; ` +
-    `\`node dist/bench/sci/model.js${quick ? ' --quick' : ''}\`.`,
+    `\`node dist/bench/sci/model.js${smoke ? ' --smoke' : quick ? ' --quick' : ''}\`.`,
   '',
   '## Parameters measured here (Table 4.1 analogues)',
   '',
