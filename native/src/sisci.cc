@@ -124,9 +124,17 @@ unsigned int U32(const Napi::CallbackInfo& info, size_t i, const char* call, con
 
 template <typename F>
 bool Resolve(F& slot, const char* name, std::string& missing) {
-  slot = reinterpret_cast<F>(dlsym(api.handle, name));
-  if (slot == nullptr && missing.empty()) missing = name;
-  return slot != nullptr;
+  // Dolphin's sisci_api.h renames every public symbol with a macro: functions become
+  // _SISCI_PUBLIC_FUNC_MT_<name> (thread-safe build) or _SISCI_PUBLIC_FUNC_ST_<name>, constants
+  // _SISCI_PUBLIC_CONST_<name>. The emulation exports the plain names. Try all of them.
+  const std::string plain = name;
+  for (const std::string& candidate : {plain, "_SISCI_PUBLIC_FUNC_MT_" + plain, "_SISCI_PUBLIC_FUNC_ST_" + plain,
+                                       "_SISCI_PUBLIC_CONST_" + plain}) {
+    slot = reinterpret_cast<F>(dlsym(api.handle, candidate.c_str()));
+    if (slot != nullptr) return true;
+  }
+  if (missing.empty()) missing = name;
+  return false;
 }
 
 // The directory of this addon, where node-gyp put sisci_emu.so.

@@ -7,6 +7,7 @@ import { WORD_DOORBELL } from '../ch_shmem/rank-segment.js';
 import { SciDevice, readSciConfig } from '../ch_sci/index.js';
 import { DEVICE } from '../ch_sci/config.js';
 import { Descriptor } from '../sisci/index.js';
+import { SISCI_LIB } from '../sisci/config.js';
 import type { Device } from './device.js';
 import { Engine } from './engine.js';
 import { Progress } from './progress.js';
@@ -71,7 +72,9 @@ export class World {
     let sci: SciDevice | null = null;
     try {
       const allSci = DEVICE.read(env) === 'sci';
-      if (allSci || SCI_NODE.read(env) !== '') {
+      // ch_sci runs when asked for, when tsmpiexec --sci-nodes placed us on an emulated SCI node,
+      // or when TSMPI_SISCI_LIB names Dolphin's library (a real SCI cluster).
+      if (allSci || SCI_NODE.read(env) !== '' || SISCI_LIB.read(env) !== '') {
         // The SISCI emulation names its segments after the job, so tsmpiexec can sweep them.
         process.env.TSMPI_JOBID ??= jobId;
         sci = SciDevice.export(readSciConfig(env), Descriptor.open(), pm.rank, pm.size, new DoorbellWake(own.words),
