@@ -1,7 +1,7 @@
 /**
  * Merges three runs of bench/compare (point to point, one per device configuration) into the
- * README's table: per size, MPICH's figure and tsmpi's under ch_shmem, `--sci-nodes 2` and
- * `TSMPI_DEVICE=sci`, each with its ratio to the MPICH figure of its own run.
+ * README's table: per size, tsmpi's figure under ch_shmem, `--sci-nodes 2` and
+ * `TSMPI_DEVICE=sci`, each beside the MPICH figure of its own run and the ratio of the two.
  *
  *   node dist/bench/compare/compare.js --bench latency,bw --repeat 3 --out bench/sci/results/pt2pt-shm.md
  *   node dist/bench/compare/compare.js --bench latency,bw --repeat 3 --launch "--sci-nodes 2" --out bench/sci/results/pt2pt-sci-nodes-2.md
@@ -32,14 +32,16 @@ if (files.length !== 3) {
   process.exit(2);
 }
 const runs = files.map(parse);
+// Each configuration beside the MPICH figure of its own run (the three runs are minutes apart).
 for (const [kind, unit, digits] of [['latency', 'µs', 2], ['bw', 'MB/s', 0]] as const) {
-  console.log(`| Size (B) | MPICH (${unit}) | ch_shmem | ratio | --sci-nodes 2 | ratio | TSMPI_DEVICE=sci | ratio |`);
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const [size, base] of runs[0]![kind]) {
-    const cells = [String(size), base.mpich.toFixed(digits)];
+  console.log(`| Size (B) | ch_shmem (${unit}) | MPICH | ratio | --sci-nodes 2 | MPICH | ratio | TSMPI_DEVICE=sci | MPICH | ratio |`);
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const size of runs[0]![kind].keys()) {
+    const cells = [String(size)];
     for (const run of runs) {
       const row = run[kind].get(size);
-      cells.push(row ? row.tsmpi.toFixed(digits) : '-', row ? (row.tsmpi / row.mpich).toFixed(2) : '-');
+      if (row === undefined) cells.push('-', '-', '-');
+      else cells.push(row.tsmpi.toFixed(digits), row.mpich.toFixed(digits), (row.tsmpi / row.mpich).toFixed(2));
     }
     console.log(`| ${cells.join(' | ')} |`);
   }
