@@ -1,4 +1,6 @@
 import os from 'node:os';
+import * as rma from './rma/win.js';
+import { Win, setDefaultComm } from './rma/win.js';
 import { performance } from 'node:perf_hooks';
 import { COMM_NULL, Comm, Intracomm, selfCore, worldCore } from './comm.js';
 import { ErrorClass } from './error-classes.js';
@@ -20,6 +22,7 @@ import { Intercomm } from './intercomm.js';
 import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo.js';
 
 const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');
+setDefaultComm(COMM_WORLD);
 const COMM_SELF = new Intracomm('MPI_COMM_SELF');
 
 const THREAD_SINGLE = 0;
@@ -144,4 +147,26 @@ export const MPI = {
   THREAD_SERIALIZED,
   THREAD_MULTIPLE,
   ...ErrorClass,
+  Win,
+  LOCK_EXCLUSIVE: rma.LOCK_EXCLUSIVE,
+  LOCK_SHARED: rma.LOCK_SHARED,
+  MODE_NOCHECK: rma.MODE_NOCHECK,
+  MODE_NOSTORE: rma.MODE_NOSTORE,
+  MODE_NOPUT: rma.MODE_NOPUT,
+  MODE_NOPRECEDE: rma.MODE_NOPRECEDE,
+  MODE_NOSUCCEED: rma.MODE_NOSUCCEED,
+  WIN_BASE: rma.WIN_BASE,
+  WIN_SIZE: rma.WIN_SIZE,
+  WIN_DISP_UNIT: rma.WIN_DISP_UNIT,
+  WIN_CREATE_FLAVOR: rma.WIN_CREATE_FLAVOR,
+  WIN_MODEL: rma.WIN_MODEL,
+  WIN_FLAVOR_CREATE: rma.WIN_FLAVOR_CREATE,
+  WIN_FLAVOR_ALLOCATE: rma.WIN_FLAVOR_ALLOCATE,
+  WIN_FLAVOR_DYNAMIC: rma.WIN_FLAVOR_DYNAMIC,
+  WIN_FLAVOR_SHARED: rma.WIN_FLAVOR_SHARED,
+  WIN_SEPARATE: rma.WIN_SEPARATE,
+  WIN_UNIFIED: rma.WIN_UNIFIED,
+  /** Memory for windows: a SharedArrayBuffer (the devices expose any memory through the window agent). */
+  Alloc_mem: (size: number): SharedArrayBuffer => new SharedArrayBuffer(size),
+  Free_mem: (_memory: unknown): void => {},
 } as const;

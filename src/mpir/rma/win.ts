@@ -1,0 +1,734 @@
+import { type Request as CoreRequest, MODE_STANDARD, STATE_DONE } from '../../mpid/request.js';
+import { BufferSpec, decodeBuffer } from '../buffer.js';
+import type { CommCore, Intracomm } from '../comm.js';
+import { Datatype, Datatypes } from '../datatype.js';
+import { Errhandler } from '../errhandler.js';
+import { ErrorClass } from '../error-classes.js';
+import { MPIException } from '../exception.js';
+import { Group } from '../group.js';
+import { Op, Ops } from '../op.js';
+import { runtime } from '../runtime.js';
+import { abortJob } from '../abort.js';
+import type { World } from '../../mpid/world.js';
+
+/**
+ * One-sided communication, first part (issue 6): windows whose operations are carried out by
+ * the target's RMA agent, the thesis's *emulated access* (003b §3.2b): every Put, Get,
+ * Accumulate and atomic travels as a message on the window's own context to the target, where
+ * the agent (a progress hook of the engine) applies it to the window memory in arrival order,
+ * which makes accumulates to one location atomic per element whoever issues them, and replies
+ * with data (gets, fetching atomics) or acknowledgements (flush, lock grants) on a second
+ * context. Completion follows the messages' non-overtaking order: a FLUSH answered by the
+ * target means every earlier operation of ours is applied there.
+ *
+ * Synchronisation: Fence (flush every target touched since the last sync, then a barrier: the
+ * flush replies arrive before anyone enters the barrier, so no fast barrier can overtake data,
+ * which is the double barrier's point in 003b §3.4.1), Post/Start/Complete/Wait/Test (POSTED and
+ * COMPLETE messages, the strict variant), Lock/Unlock (a shared/exclusive lock kept by the
+ * target's agent with a queue of waiters), Lock_all/Unlock_all, Flush*, Sync.
+ *
+ * What this part does not do yet (each raises MPI.ERR_UNSUPPORTED_OPERATION): Allocate_shared,
+ * Create_dynamic, the request-based operations, derived target datatypes, direct access and the
+ * gathered method, and progress of a target that does not call MPI (its agent runs inside its
+ * own MPI calls and awaits).
+ */
+
+export const LOCK_EXCLUSIVE = 234;
+export const LOCK_SHARED = 235;
+export const MODE_NOCHECK = 1024;
+export const MODE_NOSTORE = 2048;
+export const MODE_NOPUT = 4096;
+export const MODE_NOPRECEDE = 8192;
+export const MODE_NOSUCCEED = 16384;
+const ALL_MODES = MODE_NOCHECK | MODE_NOSTORE | MODE_NOPUT | MODE_NOPRECEDE | MODE_NOSUCCEED;
+export const WIN_BASE = 0x66000001;
+export const WIN_SIZE = 0x66000003;
+export const WIN_DISP_UNIT = 0x66000005;
+export const WIN_CREATE_FLAVOR = 0x66000007;
+export const WIN_MODEL = 0x66000009;
+export const WIN_FLAVOR_CREATE = 1;
+export const WIN_FLAVOR_ALLOCATE = 2;
+export const WIN_FLAVOR_DYNAMIC = 3;
+export const WIN_FLAVOR_SHARED = 4;
+export const WIN_SEPARATE = 1;
+export const WIN_UNIFIED = 2;
+
+/** Request kinds (tags on the request context). */
+const PUT = 1;
+const GET = 2;
+const ACC = 3;
+const GET_ACC = 4;
+const CAS = 5;
+const FLUSH = 6;
+const LOCK = 7;
+const UNLOCK = 8;
+const COMPLETE = 9;
+/** Tag of POSTED on the reply context (operation ids, the other reply tags, stay below it). */
+const POSTED_TAG = 0x3fffffff;
+const HEADER_DOUBLES = 6;
+const HEADER_BYTES = HEADER_DOUBLES * 8;
+
+const DATATYPES: readonly Datatype[] = Object.values(Datatypes);
+const OPS: readonly Op[] = Object.values(Ops);
+
+/** The lock a target's agent keeps for its window part. */
+interface TargetLock {
+  exclusive: number;
+  shared: number;
+  readonly waiting: { origin: number; type: number; tag: number }[];
+}
+
+type AccessEpoch = 'none' | 'fence' | 'start' | 'lock';
+
+export class Win {
+  private freed = false;
+  private errhandler: Errhandler = Errhandler.ERRORS_ARE_FATAL;
+  /** Byte size and displacement unit of every rank's part. */
+  private readonly sizes: Float64Array;
+  private readonly units: Float64Array;
+  private nextId = 0;
+  /** Targets with operations not yet known to be applied (flushed at the next sync). */
+  private readonly dirty = new Set<number>();
+  /** Replies (gets, fetching atomics) not yet arrived, per target. */
+  private readonly pendingReplies = new Map<number, CoreRequest[]>();
+  private accessEpoch: AccessEpoch = 'none';
+  private fenceOpen = false;
+  /** Targets locked by us, with the lock type. */
+  private readonly locked = new Map<number, number>();
+  private lockAll = false;
+  private startGroup: Int32Array | null = null;
+  private postGroup: Int32Array | null = null;
+  private completesSeen = 0;
+  private readonly lock: TargetLock = { exclusive: -1, shared: 0, waiting: [] };
+  private agentRequest: CoreRequest | null = null;
+  private readonly agent = { advance: () => this.serve() };
+
+  private constructor(
+    private readonly world: World,
+    private readonly req: Intracomm,
+    private readonly reqCore: CommCore,
+    private readonly replyCore: CommCore,
+    private readonly reply: Intracomm,
+    private readonly memory: Uint8Array,
+    private readonly owner: ArrayBufferLike | ArrayBufferView,
+    readonly dispUnit: number,
+    readonly flavor: number,
+  ) {
+    this.sizes = new Float64Array(reqCore.size);
+    this.units = new Float64Array(reqCore.size);
+    const mine = Float64Array.of(memory.length, dispUnit);
+    const all = new Float64Array(2 * reqCore.size);
+    req.Allgather(mine, all);
+    for (let r = 0; r < reqCore.size; r++) {
+      this.sizes[r] = all[2 * r]!;
+      this.units[r] = all[2 * r + 1]!;
+    }
+    this.postAgentReceive();
+    world.engine.addProgressHook(this.agent);
+  }
+
+  /** Collective: exposes `memory` (any typed array, DataView, Buffer or ArrayBuffer) to the group of `comm`. */
+  static Create(memory: unknown, dispUnit = 1, _info: unknown = null, comm?: Intracomm): Win {
+    const c = comm ?? runtimeComm();
+    const bytes = bytesOf(memory);
+    if (bytes === null) {
+      return c.fail('Win.Create', ErrorClass.ERR_BUFFER, 'memory must be a typed array, DataView, Buffer, ArrayBuffer or SharedArrayBuffer');
+    }
+    return Win.make(c, 'Win.Create', bytes, memory as ArrayBufferView, dispUnit, WIN_FLAVOR_CREATE);
+  }
+
+  /** Collective: allocates `size` bytes of window memory (see tomemory()). */
+  static Allocate(size: number, dispUnit = 1, _info: unknown = null, comm?: Intracomm): Win {
+    const c = comm ?? runtimeComm();
+    if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
+    const memory = new SharedArrayBuffer(size);
+    return Win.make(c, 'Win.Allocate', new Uint8Array(memory), memory, dispUnit, WIN_FLAVOR_ALLOCATE);
+  }
+
+  static Allocate_shared(_size: number, _dispUnit = 1, _info: unknown = null, comm?: Intracomm): Win {
+    return (comm ?? runtimeComm()).fail('Win.Allocate_shared', ErrorClass.ERR_UNSUPPORTED_OPERATION,
+      'shared-memory windows are not built yet (issue 6); use Win.Allocate');
+  }
+
+  static Create_dynamic(_info: unknown = null, comm?: Intracomm): Win {
+    return (comm ?? runtimeComm()).fail('Win.Create_dynamic', ErrorClass.ERR_UNSUPPORTED_OPERATION,
+      'dynamic windows are not built yet (issue 6); use Win.Create or Win.Allocate');
+  }
+
+  private static make(comm: Intracomm, call: string, bytes: Uint8Array, owner: ArrayBufferLike | ArrayBufferView, dispUnit: number,
+                      flavor: number): Win {
+    if (!Number.isInteger(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${dispUnit} must be a positive integer`);
+    const world = runtime.requireRunning(call);
+    const req = comm.Dup();
+    const reply = comm.Dup();
+    return new Win(world, req, req.coreFor(call), reply.coreFor(call), reply, bytes, owner, dispUnit, flavor);
+  }
+
+  /** The window memory of Win.Allocate (the memory given to Win.Create otherwise). */
+  tomemory(): ArrayBufferLike | ArrayBufferView {
+    this.live('tomemory');
+    return this.owner;
+  }
+
+  Get_group(): Group {
+    this.live('Get_group');
+    return this.req.Get_group();
+  }
+
+  Get_attr(keyval: number): number | ArrayBufferLike | ArrayBufferView | null {
+    this.live('Get_attr');
+    switch (keyval) {
+      case WIN_BASE: return this.owner;
+      case WIN_SIZE: return this.memory.length;
+      case WIN_DISP_UNIT: return this.dispUnit;
+      case WIN_CREATE_FLAVOR: return this.flavor;
+      // Every access goes through the agent, which works on the same memory the owner sees.
+      case WIN_MODEL: return WIN_UNIFIED;
+      default: return null;
+    }
+  }
+
+  Set_errhandler(handler: Errhandler): void {
+    this.errhandler = handler;
+  }
+
+  Get_errhandler(): Errhandler {
+    return this.errhandler;
+  }
+
+  // ---------------------------------------------------------------- operations
+
+  Put(origin: unknown, targetRank: number, target?: unknown): void {
+    this.issue('Put', PUT, origin, null, targetRank, target, null, null);
+  }
+
+  Get(origin: unknown, targetRank: number, target?: unknown): void {
+    this.issue('Get', GET, null, origin, targetRank, target, null, null);
+  }
+
+  Accumulate(origin: unknown, targetRank: number, target: unknown = undefined, op: Op = Ops.SUM): void {
+    this.issue('Accumulate', ACC, origin, null, targetRank, target, op, null);
+  }
+
+  Get_accumulate(origin: unknown, result: unknown, targetRank: number, target: unknown = undefined, op: Op = Ops.SUM): void {
+    this.issue('Get_accumulate', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, target, op, null);
+  }
+
+  Fetch_and_op(origin: unknown, result: unknown, targetRank: number, targetDisp = 0, op: Op = Ops.SUM): void {
+    const spec = this.decode('Fetch_and_op', result);
+    this.issue('Fetch_and_op', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, [targetDisp, 1, spec.datatype], op, 1);
+  }
+
+  Compare_and_swap(origin: unknown, compare: unknown, result: unknown, targetRank: number, targetDisp = 0): void {
+    const spec = this.decode('Compare_and_swap', result);
+    const cmp = this.decode('Compare_and_swap', compare);
+    const both = new Uint8Array(2 * spec.datatype.size);
+    both.set(this.decode('Compare_and_swap', origin).bytes.subarray(0, spec.datatype.size), 0);
+    both.set(cmp.bytes.subarray(0, spec.datatype.size), spec.datatype.size);
+    this.issue('Compare_and_swap', CAS, both, result, targetRank, [targetDisp, 1, spec.datatype], null, 1);
+  }
+
+  Rput(): never {
+    return this.unsupported('Rput', 'request-based operations');
+  }
+
+  Rget(): never {
+    return this.unsupported('Rget', 'request-based operations');
+  }
+
+  Raccumulate(): never {
+    return this.unsupported('Raccumulate', 'request-based operations');
+  }
+
+  Rget_accumulate(): never {
+    return this.unsupported('Rget_accumulate', 'request-based operations');
+  }
+
+  private issue(call: string, kind: number, origin: unknown, result: unknown, targetRank: number, target: unknown,
+                op: Op | null, fixedCount: number | null): void {
+    this.live(call);
+    if (targetRank === -1) return; // MPI.PROC_NULL
+    if (!Number.isInteger(targetRank) || targetRank < 0 || targetRank >= this.reqCore.size) {
+      this.fail(call, ErrorClass.ERR_RANK, `target rank ${targetRank} is out of range for a window of ${this.reqCore.size} ranks`);
+    }
+    this.checkAccess(call, targetRank);
+    const data: { bytes: Uint8Array; count: number; datatype: Datatype } | null =
+      origin instanceof Uint8Array && kind === CAS ? { bytes: origin, count: 2, datatype: Datatypes.BYTE }
+        : origin !== null ? this.decode(call, origin) : null;
+    const into = result !== null ? this.decode(call, result) : null;
+    const ref = into ?? data!;
+    const [disp, count, dt] = this.target(call, target, ref, fixedCount);
+    const bytes = count * dt.size;
+    if (kind !== CAS && data !== null && data.bytes.length < bytes && kind !== GET) {
+      this.fail(call, ErrorClass.ERR_COUNT, `the origin buffer holds ${data.bytes.length} bytes, the target range ${bytes}`);
+    }
+    if (into !== null && into.bytes.length < bytes) {
+      this.fail(call, ErrorClass.ERR_COUNT, `the result buffer holds ${into.bytes.length} bytes, the target range ${bytes}`);
+    }
+    const offset = disp * this.units[targetRank]!;
+    if (offset < 0 || offset + bytes > this.sizes[targetRank]!) {
+      this.fail(call, ErrorClass.ERR_RMA_RANGE, `target range [${offset}, ${offset + bytes}) bytes is outside rank ${targetRank}'s ` +
+        `window of ${this.sizes[targetRank]} bytes (disp ${disp} x disp_unit ${this.units[targetRank]})`);
+    }
+    if (op !== null) {
+      if (!OPS.includes(op) || op === Ops.OP_NULL) this.fail(call, ErrorClass.ERR_OP, `${op.name}: one-sided accumulates take predefined ops only`);
+      const bad = op.checkType(dt);
+      if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
+    }
+    const id = this.nextId;
+    this.nextId = (this.nextId + 1) % POSTED_TAG;
+    const payload = kind === PUT || kind === ACC || (kind === GET_ACC && data !== null) ? bytes : kind === CAS ? 2 * bytes : 0;
+    const msg = new Uint8Array(HEADER_BYTES + payload);
+    const h = new Float64Array(msg.buffer, 0, HEADER_DOUBLES);
+    h[0] = id;
+    h[1] = offset;
+    h[2] = count;
+    h[3] = DATATYPES.indexOf(dt);
+    h[4] = op !== null ? OPS.indexOf(op) : -1;
+    h[5] = data === null ? 0 : 1;
+    if (payload > 0) msg.set(data!.bytes.subarray(0, payload), HEADER_BYTES);
+    if (into !== null) {
+      const r = this.world.engine.irecv(into.bytes.subarray(0, bytes), this.replyCore.ctx, targetRank, id);
+      let list = this.pendingReplies.get(targetRank);
+      if (list === undefined) this.pendingReplies.set(targetRank, (list = []));
+      list.push(r);
+    }
+    this.send(targetRank, kind, msg);
+    this.dirty.add(targetRank);
+  }
+
+  private target(call: string, target: unknown, ref: { count: number; datatype: Datatype }, fixedCount: number | null):
+    [number, number, Datatype] {
+    let disp = 0;
+    let count = fixedCount ?? ref.count;
+    let dt = ref.datatype;
+    if (Array.isArray(target)) {
+      disp = target[0] ?? 0;
+      if (target.length > 1) count = target[1] as number;
+      if (target.length > 2) dt = target[2] as Datatype;
+    } else if (typeof target === 'number') disp = target;
+    else if (target !== undefined && target !== null) this.fail(call, ErrorClass.ERR_ARG, 'target must be [disp, count, datatype] or a displacement');
+    if (!Number.isInteger(disp)) this.fail(call, ErrorClass.ERR_DISP, `target displacement ${disp} is not an integer`);
+    if (!Number.isInteger(count) || count < 0) this.fail(call, ErrorClass.ERR_COUNT, `target count ${count} is not a count`);
+    if (!(dt instanceof Datatype) || !dt.predefined || DATATYPES.indexOf(dt) <= 0) {
+      this.unsupported(call, `target datatype ${dt instanceof Datatype ? dt.name : String(dt)}: derived target datatypes`);
+    }
+    return [disp, count, dt];
+  }
+
+  private decode(call: string, arg: unknown): BufferSpec {
+    const spec = new BufferSpec();
+    if (!decodeBuffer(arg, spec, 'refuse')) this.fail(call, spec.errorClass, spec.error);
+    return spec;
+  }
+
+  private send(targetRank: number, kind: number, msg: Uint8Array): void {
+    const r = this.world.engine.isend(msg, this.reqCore.worldRanks[targetRank]!, this.reqCore.ctx, this.reqCore.rank, kind, MODE_STANDARD);
+    // The message is ours (not the user's buffer): the request frees itself when done.
+    this.world.progress.wait(r);
+    this.world.engine.free(r);
+  }
+
+  private checkAccess(call: string, targetRank: number): void {
+    if (this.lockAll || this.locked.has(targetRank)) return;
+    if (this.accessEpoch === 'fence' && this.fenceOpen) return;
+    if (this.accessEpoch === 'start' && this.startGroup!.includes(this.reqCore.worldRanks[targetRank]!)) return;
+    this.fail(call, ErrorClass.ERR_RMA_SYNC, `no access epoch to rank ${targetRank} is open (call Fence, Start with a group ` +
+      'holding it, Lock or Lock_all first)');
+  }
+
+  // ---------------------------------------------------------------- synchronisation
+
+  Fence(assert = 0): void {
+    this.live('Fence');
+    this.checkAssert('Fence', assert);
+    if (this.accessEpoch === 'start' || this.accessEpoch === 'lock' || this.lockAll) {
+      this.fail('Fence', ErrorClass.ERR_RMA_SYNC, 'a Start or Lock epoch is still open; end it (Complete, Unlock) before Fence');
+    }
+    this.flushAll();
+    this.req.Barrier();
+    const open = (assert & MODE_NOSUCCEED) === 0;
+    this.accessEpoch = open ? 'fence' : 'none';
+    this.fenceOpen = open;
+  }
+
+  Start(group: Group, assert = 0): void {
+    this.live('Start');
+    this.checkAssert('Start', assert);
+    if (this.accessEpoch === 'start' || this.locked.size > 0 || this.lockAll) {
+      this.fail('Start', ErrorClass.ERR_RMA_SYNC, 'an access epoch is already open (Complete or Unlock it first)');
+    }
+    const members = this.membersOf('Start', group);
+    // Strict variant: wait for every target's POSTED.
+    if ((assert & MODE_NOCHECK) === 0) {
+      for (const w of members) {
+        const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, this.rankOfWorld(w), POSTED_TAG);
+        this.world.progress.wait(r);
+        this.world.engine.free(r);
+      }
+    }
+    this.startGroup = members;
+    this.accessEpoch = 'start';
+    this.fenceOpen = false;
+  }
+
+  Complete(): void {
+    this.live('Complete');
+    if (this.accessEpoch !== 'start') this.fail('Complete', ErrorClass.ERR_RMA_SYNC, 'Complete without a matching Start');
+    for (const w of this.startGroup!) {
+      const t = this.rankOfWorld(w);
+      this.flush(t);
+      this.send(t, COMPLETE, headerOnly(0));
+    }
+    this.startGroup = null;
+    this.accessEpoch = 'none';
+  }
+
+  Post(group: Group, assert = 0): void {
+    this.live('Post');
+    this.checkAssert('Post', assert);
+    if (this.postGroup !== null) this.fail('Post', ErrorClass.ERR_RMA_SYNC, 'an exposure epoch is already open (Wait for it first)');
+    const members = this.membersOf('Post', group);
+    this.postGroup = members;
+    for (const w of members) {
+      const r = this.world.engine.isend(new Uint8Array(0), w, this.replyCore.ctx, this.replyCore.rank, POSTED_TAG, MODE_STANDARD);
+      this.world.progress.wait(r);
+      this.world.engine.free(r);
+    }
+  }
+
+  Wait(): void {
+    this.live('Wait');
+    if (this.postGroup === null) this.fail('Wait', ErrorClass.ERR_RMA_SYNC, 'Wait without a matching Post');
+    const want = this.postGroup.length;
+    while (this.completesSeen < want) this.world.progress.step();
+    this.completesSeen -= want;
+    this.postGroup = null;
+  }
+
+  Test(): boolean {
+    this.live('Test');
+    if (this.postGroup === null) this.fail('Test', ErrorClass.ERR_RMA_SYNC, 'Test without a matching Post');
+    this.world.engine.progress();
+    if (this.completesSeen < this.postGroup.length) return false;
+    this.completesSeen -= this.postGroup.length;
+    this.postGroup = null;
+    return true;
+  }
+
+  Lock(rank: number, lockType: number = LOCK_EXCLUSIVE, assert = 0): void {
+    this.live('Lock');
+    this.checkAssert('Lock', assert);
+    if (lockType !== LOCK_EXCLUSIVE && lockType !== LOCK_SHARED) {
+      this.fail('Lock', ErrorClass.ERR_LOCKTYPE, `lock type ${lockType} is neither MPI.LOCK_EXCLUSIVE nor MPI.LOCK_SHARED`);
+    }
+    this.checkRank('Lock', rank);
+    if (this.locked.has(rank) || this.lockAll) this.fail('Lock', ErrorClass.ERR_RMA_SYNC, `rank ${rank} is already locked by this process`);
+    if (this.accessEpoch === 'start' || (this.accessEpoch === 'fence' && this.fenceOpen && this.dirty.size > 0)) {
+      this.fail('Lock', ErrorClass.ERR_RMA_SYNC, 'an active-target epoch is open (Complete it, or Fence with MPI.MODE_NOSUCCEED)');
+    }
+    if ((assert & MODE_NOCHECK) === 0) this.acquire(rank, lockType);
+    this.locked.set(rank, lockType);
+  }
+
+  Unlock(rank: number): void {
+    this.live('Unlock');
+    this.checkRank('Unlock', rank);
+    if (!this.locked.has(rank)) this.fail('Unlock', ErrorClass.ERR_RMA_SYNC, `rank ${rank} is not locked by this process`);
+    this.flush(rank);
+    this.send(rank, UNLOCK, headerOnly(this.locked.get(rank)!));
+    this.locked.delete(rank);
+  }
+
+  Lock_all(assert = 0): void {
+    this.live('Lock_all');
+    this.checkAssert('Lock_all', assert);
+    if (this.lockAll || this.locked.size > 0) this.fail('Lock_all', ErrorClass.ERR_RMA_SYNC, 'a lock epoch is already open');
+    if ((assert & MODE_NOCHECK) === 0) for (let r = 0; r < this.reqCore.size; r++) this.acquire(r, LOCK_SHARED);
+    this.lockAll = true;
+  }
+
+  Unlock_all(): void {
+    this.live('Unlock_all');
+    if (!this.lockAll) this.fail('Unlock_all', ErrorClass.ERR_RMA_SYNC, 'Unlock_all without Lock_all');
+    this.flushAll();
+    for (let r = 0; r < this.reqCore.size; r++) this.send(r, UNLOCK, headerOnly(LOCK_SHARED));
+    this.lockAll = false;
+  }
+
+  Flush(rank: number): void {
+    this.live('Flush');
+    this.checkRank('Flush', rank);
+    this.checkPassive('Flush', rank);
+    this.flush(rank);
+  }
+
+  Flush_all(): void {
+    this.live('Flush_all');
+    this.flushAll();
+  }
+
+  /** Local completion: our buffers are reusable once the gets have arrived (puts were copied at the call). */
+  Flush_local(rank: number): void {
+    this.live('Flush_local');
+    this.checkRank('Flush_local', rank);
+    this.checkPassive('Flush_local', rank);
+    this.waitReplies(rank);
+  }
+
+  Flush_local_all(): void {
+    this.live('Flush_local_all');
+    for (const rank of [...this.pendingReplies.keys()]) this.waitReplies(rank);
+  }
+
+  /** The window memory is always the one copy (unified model): nothing to synchronise. */
+  Sync(): void {
+    this.live('Sync');
+  }
+
+  /** Collective: completes everything, then stops the agent. */
+  Free(): void {
+    this.live('Free');
+    if (this.locked.size > 0 || this.lockAll || this.accessEpoch === 'start' || this.postGroup !== null) {
+      this.fail('Free', ErrorClass.ERR_RMA_SYNC, 'an epoch is still open (Unlock, Complete or Wait first)');
+    }
+    this.flushAll();
+    this.req.Barrier();
+    this.world.engine.removeProgressHook(this.agent);
+    if (this.agentRequest !== null) {
+      this.world.engine.cancel(this.agentRequest);
+      this.world.engine.free(this.agentRequest);
+      this.agentRequest = null;
+    }
+    this.req.Free();
+    this.reply.Free();
+    this.freed = true;
+  }
+
+  private acquire(rank: number, lockType: number): void {
+    const id = this.nextId;
+    this.nextId = (this.nextId + 1) % POSTED_TAG;
+    const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, rank, id);
+    const h = headerOnly(lockType);
+    new Float64Array(h.buffer, 0, HEADER_DOUBLES)[0] = id;
+    this.send(rank, LOCK, h);
+    this.world.progress.wait(r);
+    this.world.engine.free(r);
+  }
+
+  private flush(rank: number): void {
+    if (this.dirty.has(rank)) {
+      const id = this.nextId;
+      this.nextId = (this.nextId + 1) % POSTED_TAG;
+      const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, rank, id);
+      const h = headerOnly(0);
+      new Float64Array(h.buffer, 0, HEADER_DOUBLES)[0] = id;
+      this.send(rank, FLUSH, h);
+      this.world.progress.wait(r);
+      this.world.engine.free(r);
+      this.dirty.delete(rank);
+    }
+    this.waitReplies(rank);
+  }
+
+  private flushAll(): void {
+    for (const rank of [...this.dirty]) this.flush(rank);
+    for (const rank of [...this.pendingReplies.keys()]) this.waitReplies(rank);
+  }
+
+  private waitReplies(rank: number): void {
+    const list = this.pendingReplies.get(rank);
+    if (list === undefined) return;
+    for (const r of list) {
+      this.world.progress.wait(r);
+      this.world.engine.free(r);
+    }
+    this.pendingReplies.delete(rank);
+  }
+
+  // ---------------------------------------------------------------- the agent (target side)
+
+  private postAgentReceive(): void {
+    this.agentRequest = this.world.engine.irecvAllocating(this.reqCore.ctx, -2 /* ANY_SOURCE */, -1 /* ANY_TAG */);
+  }
+
+  /** Applies every request that has arrived, in arrival order; returns how many. */
+  private serve(): number {
+    let n = 0;
+    while (this.agentRequest !== null && this.agentRequest.state === STATE_DONE) {
+      const r = this.agentRequest;
+      const origin = r.statusSource;
+      const kind = r.statusTag;
+      const msg = r.buf;
+      this.world.engine.free(r);
+      this.postAgentReceive();
+      this.apply(origin, kind, msg);
+      n++;
+    }
+    return n;
+  }
+
+  private apply(origin: number, kind: number, msg: Uint8Array): void {
+    const h = new Float64Array(msg.buffer, msg.byteOffset, HEADER_DOUBLES);
+    const id = h[0]!;
+    const offset = h[1]!;
+    const count = h[2]!;
+    const dt = DATATYPES[h[3]!]!;
+    const op = h[4]! >= 0 ? OPS[h[4]!]! : null;
+    const bytes = count * (dt?.size ?? 0);
+    const data = msg.subarray(HEADER_BYTES);
+    const mem = this.memory;
+    switch (kind) {
+      case PUT:
+        mem.set(data.subarray(0, bytes), offset);
+        return;
+      case ACC:
+        op!.apply(data.subarray(0, bytes), mem.subarray(offset, offset + bytes), count, dt);
+        return;
+      case GET:
+        this.replyTo(origin, id, mem.slice(offset, offset + bytes));
+        return;
+      case GET_ACC: {
+        this.replyTo(origin, id, mem.slice(offset, offset + bytes));
+        if (h[5] === 1) op!.apply(data.subarray(0, bytes), mem.subarray(offset, offset + bytes), count, dt);
+        return;
+      }
+      case CAS: {
+        const old = mem.slice(offset, offset + bytes);
+        this.replyTo(origin, id, old);
+        const compare = data.subarray(bytes, 2 * bytes);
+        let equal = true;
+        for (let i = 0; i < bytes; i++) if (old[i] !== compare[i]) equal = false;
+        if (equal) mem.set(data.subarray(0, bytes), offset);
+        return;
+      }
+      case FLUSH:
+        this.replyTo(origin, id, new Uint8Array(0));
+        return;
+      case LOCK:
+        this.lock.waiting.push({ origin, type: this.lockTypeOf(h), tag: id });
+        this.grantLocks();
+        return;
+      case UNLOCK:
+        if (this.lockTypeOf(h) === LOCK_EXCLUSIVE) this.lock.exclusive = -1;
+        else this.lock.shared--;
+        this.grantLocks();
+        return;
+      case COMPLETE:
+        this.completesSeen++;
+        return;
+      default:
+        abortJob(1, `tsmpi: window agent got request kind ${kind} from rank ${origin}`);
+    }
+  }
+
+  private lockTypeOf(h: Float64Array): number {
+    return h[1]!;
+  }
+
+  /** Grants queued lock requests in order while they are compatible with the holders. */
+  private grantLocks(): void {
+    const l = this.lock;
+    while (l.waiting.length > 0) {
+      const w = l.waiting[0]!;
+      if (l.exclusive >= 0) return;
+      if (w.type === LOCK_EXCLUSIVE) {
+        if (l.shared > 0) return;
+        l.exclusive = w.origin;
+      } else l.shared++;
+      l.waiting.shift();
+      this.replyTo(w.origin, w.tag, new Uint8Array(0));
+    }
+  }
+
+  private replyTo(origin: number, tag: number, data: Uint8Array): void {
+    // Not waited for here (the agent runs inside progress): the engine completes it on its own.
+    const r = this.world.engine.isend(data, this.replyCore.worldRanks[origin]!, this.replyCore.ctx, this.replyCore.rank, tag,
+      MODE_STANDARD);
+    if (r.state === STATE_DONE) this.world.engine.free(r);
+    else this.detached.push(r);
+  }
+
+  private readonly detached: CoreRequest[] = [];
+
+  // ---------------------------------------------------------------- checks
+
+  private live(call: string): void {
+    if (this.freed) this.fail(call, ErrorClass.ERR_WIN, 'the window has been freed');
+    runtime.requireRunning(`Win.${call}`);
+    if (this.detached.length > 0) this.reapDetached();
+  }
+
+  private reapDetached(): void {
+    let kept = 0;
+    for (const r of this.detached) {
+      if (r.state === STATE_DONE) this.world.engine.free(r);
+      else this.detached[kept++] = r;
+    }
+    this.detached.length = kept;
+  }
+
+  private checkRank(call: string, rank: number): void {
+    if (!Number.isInteger(rank) || rank < 0 || rank >= this.reqCore.size) {
+      this.fail(call, ErrorClass.ERR_RANK, `rank ${rank} is out of range for a window of ${this.reqCore.size} ranks`);
+    }
+  }
+
+  private checkPassive(call: string, rank: number): void {
+    if (!this.lockAll && !this.locked.has(rank)) {
+      this.fail(call, ErrorClass.ERR_RMA_SYNC, `${call} needs a passive-target epoch to rank ${rank} (Lock or Lock_all)`);
+    }
+  }
+
+  private checkAssert(call: string, assert: number): void {
+    if (!Number.isInteger(assert) || (assert & ~ALL_MODES) !== 0) {
+      this.fail(call, ErrorClass.ERR_ASSERT, `assert ${assert} is not a combination of MPI.MODE_* flags`);
+    }
+  }
+
+  private membersOf(call: string, group: Group): Int32Array {
+    if (!(group instanceof Group)) this.fail(call, ErrorClass.ERR_GROUP, 'group must be an MPI.Group');
+    const members = group.peek();
+    if (members === null) return this.fail(call, ErrorClass.ERR_GROUP, 'the group has been freed');
+    for (const w of members) {
+      if (!this.reqCore.worldRanks.includes(w)) this.fail(call, ErrorClass.ERR_RMA_SYNC, `world rank ${w} is not in the window's group`);
+    }
+    return members;
+  }
+
+  private rankOfWorld(w: number): number {
+    return this.reqCore.worldRanks.indexOf(w);
+  }
+
+  private unsupported(call: string, what: string): never {
+    return this.fail(call, ErrorClass.ERR_UNSUPPORTED_OPERATION, `${what} are not built yet (issue 6)`);
+  }
+
+  private fail(call: string, errorClass: number, message: string): never {
+    const exception = new MPIException(errorClass, `Win.${call}: ${message}`);
+    if (!this.errhandler.isFatal || runtime.phase !== 'running') throw exception;
+    return abortJob(1, `tsmpi: rank ${this.reqCore.rank}: fatal error (MPI.ERRORS_ARE_FATAL): ${exception.message}`);
+  }
+}
+
+/** A request without data: kind-specific value in header double 1 (the lock type). */
+function headerOnly(value: number): Uint8Array {
+  const msg = new Uint8Array(HEADER_BYTES);
+  new Float64Array(msg.buffer, 0, HEADER_DOUBLES)[1] = value;
+  return msg;
+}
+
+function bytesOf(memory: unknown): Uint8Array | null {
+  if (ArrayBuffer.isView(memory)) return new Uint8Array(memory.buffer, memory.byteOffset, memory.byteLength);
+  if (memory instanceof ArrayBuffer || memory instanceof SharedArrayBuffer) return new Uint8Array(memory);
+  return null;
+}
+
+let worldComm: Intracomm | null = null;
+/** @internal mpi.ts registers COMM_WORLD, the default communicator of window creation. */
+export function setDefaultComm(comm: Intracomm): void {
+  worldComm = comm;
+}
+function runtimeComm(): Intracomm {
+  return worldComm!;
+}

@@ -1,0 +1,154 @@
+/**
+ * One-sided communication through the window agent: fence epochs (a ring of Puts and Gets of
+ * odd sizes, every rank accumulating into every other, MAX and REPLACE), a fetch-and-add counter
+ * hammered by every rank under an exclusive lock (every fetched value unique), a
+ * Compare_and_swap spin lock guarding a non-atomic read-modify-write, shared locks with Get,
+ * Post/Start/Complete/Wait, Lock_all with Flush, and the epoch rules under MPI.ERRORS_RETURN
+ * (operation outside an epoch, range, lock type, unlocking what is not locked, unsupported
+ * window flavors), after which the window still works.
+ */
+import { MPI } from '../../../src/index.js';
+import { MTest } from '../util/mtest.js';
+
+const t = new MTest();
+MPI.Init();
+const comm = MPI.COMM_WORLD;
+const { rank, size } = comm;
+const rounds = Number(process.argv[2] ?? 50);
+
+// 1. Fence: ring Put of an odd count, Get back from the other side, accumulates into everyone.
+{
+  const n = 37;
+  const mem = new Float64Array(n + size + 2);
+  const win = MPI.Win.Create(mem, 8, MPI.INFO_NULL, comm);
+  t.equal(win.Get_attr(MPI.WIN_SIZE), mem.byteLength, 'WIN_SIZE');
+  t.equal(win.Get_attr(MPI.WIN_DISP_UNIT), 8, 'WIN_DISP_UNIT');
+  t.equal(win.Get_attr(MPI.WIN_CREATE_FLAVOR), MPI.WIN_FLAVOR_CREATE, 'WIN_CREATE_FLAVOR');
+  const next = (rank + 1) % size;
+  const prev = (rank + size - 1) % size;
+  const out = Float64Array.from({ length: n }, (_, i) => rank * 1000 + i);
+  win.Fence();
+  win.Put(out, next);
+  for (let r = 0; r < size; r++) win.Accumulate(Float64Array.of(rank + 1), r, [n + r, 1, MPI.DOUBLE], MPI.SUM);
+  win.Accumulate(Float64Array.of(rank), 0, [n + size, 1, MPI.DOUBLE], MPI.MAX);
+  win.Fence();
+  for (let i = 0; i < n; i++) t.equal(mem[i], prev * 1000 + i, `put from ${prev}, element ${i}`);
+  for (let r = 0; r < size; r++) {
+    t.equal(mem[n + r], r === rank ? size * (size + 1) / 2 : 0, `slot ${r}: every rank accumulated into its owner's slot only`);
+  }
+  if (rank === 0) t.equal(mem[n + size], size - 1, 'MAX accumulate');
+  const back = new Float64Array(n);
+  win.Get(back, prev, [0, n, MPI.DOUBLE]);
+  win.Fence();
+  for (let i = 0; i < n; i++) t.equal(back[i], ((prev + size - 1) % size) * 1000 + i, `get from ${prev}, element ${i}`);
+  win.Accumulate(Float64Array.of(-5), next, [n + size + 1, 1, MPI.DOUBLE], MPI.REPLACE);
+  win.Fence(MPI.MODE_NOSUCCEED);
+  t.equal(mem[n + size + 1], -5, 'REPLACE accumulate');
+  win.Free();
+}
+
+// 2. A fetch-and-add counter at rank 0 under an exclusive lock: every value fetched once.
+{
+  const win = MPI.Win.Allocate(8, 8, MPI.INFO_NULL, comm);
+  const counter = new BigInt64Array(win.tomemory() as SharedArrayBuffer);
+  const got = new BigInt64Array(rounds);
+  const one = BigInt64Array.of(1n);
+  const result = new BigInt64Array(1);
+  for (let i = 0; i < rounds; i++) {
+    win.Lock(0, MPI.LOCK_EXCLUSIVE);
+    win.Fetch_and_op(one, result, 0, 0, MPI.SUM);
+    win.Unlock(0);
+    got[i] = result[0]!;
+  }
+  const all = new BigInt64Array(rounds * size);
+  comm.Gather(got, all, 0);
+  comm.Barrier();
+  if (rank === 0) {
+    t.equal(counter[0], BigInt(rounds * size), 'counter after every fetch-and-add');
+    const seen = new Set(all);
+    t.equal(seen.size, rounds * size, 'every fetched value is distinct');
+  }
+  win.Free();
+}
+
+// 3. A spin lock built on Compare_and_swap guarding a non-atomic increment (Get, add, Put).
+{
+  const mem = new Int32Array(2); // [lock word, counter]
+  const win = MPI.Win.Create(mem, 4, MPI.INFO_NULL, comm);
+  const target = size - 1;
+  win.Lock_all();
+  const result = new Int32Array(1);
+  const value = new Int32Array(1);
+  for (let i = 0; i < rounds; i++) {
+    do {
+      win.Compare_and_swap(Int32Array.of(rank + 1), Int32Array.of(0), result, target, 0);
+      win.Flush(target);
+    } while (result[0] !== 0);
+    win.Get(value, target, [1, 1, MPI.INT]);
+    win.Flush(target);
+    win.Put(Int32Array.of(value[0]! + 1), target, [1, 1, MPI.INT]);
+    win.Flush(target);
+    win.Compare_and_swap(Int32Array.of(0), Int32Array.of(rank + 1), result, target, 0);
+    win.Flush(target);
+    t.equal(result[0], rank + 1, 'the lock word held our id until we released it');
+  }
+  win.Unlock_all();
+  comm.Barrier();
+  if (rank === target) t.equal(mem[1], rounds * size, 'increments under the CAS lock (none lost)');
+  win.Free();
+}
+
+// 4. Shared locks for readers, Post/Start/Complete/Wait for a neighbour exchange.
+{
+  const mem = Int32Array.from({ length: 8 }, (_, i) => rank * 100 + i);
+  const win = MPI.Win.Create(mem, 4, MPI.INFO_NULL, comm);
+  const into = new Int32Array(8);
+  for (let r = 0; r < size; r++) {
+    win.Lock(r, MPI.LOCK_SHARED);
+    win.Get(into, r);
+    win.Unlock(r);
+    t.equal(into[7], r * 100 + 7, `shared-lock Get from ${r}`);
+  }
+  comm.Barrier();
+  const world = comm.Get_group();
+  const next = (rank + 1) % size;
+  const prev = (rank + size - 1) % size;
+  const origins = world.Incl([prev]);
+  const targets = world.Incl([next]);
+  win.Post(origins);
+  win.Start(targets);
+  win.Put(Int32Array.of(1000 - rank), next, [3, 1, MPI.INT]);
+  win.Complete();
+  win.Wait();
+  t.equal(mem[3], 1000 - prev, 'Put in a Post/Start epoch');
+  win.Free();
+}
+
+// 5. The rules, under ERRORS_RETURN; the window stays usable.
+{
+  const mem = new Float64Array(4);
+  const win = MPI.Win.Create(mem, 8, MPI.INFO_NULL, comm);
+  win.Set_errhandler(MPI.ERRORS_RETURN);
+  t.throws(() => win.Put(Float64Array.of(1), 0), MPI.ERR_RMA_SYNC, /no access epoch/, 'Put outside an epoch');
+  t.throws(() => win.Unlock(0), MPI.ERR_RMA_SYNC, /not locked/, 'Unlock of an unlocked rank');
+  t.throws(() => win.Lock(0, 99), MPI.ERR_LOCKTYPE, /lock type 99/, 'bad lock type');
+  t.throws(() => win.Complete(), MPI.ERR_RMA_SYNC, /without a matching Start/, 'Complete without Start');
+  win.Lock(0, MPI.LOCK_SHARED);
+  t.throws(() => win.Put(Float64Array.of(1, 2), 0, [3, 2, MPI.DOUBLE]), MPI.ERR_RMA_RANGE, /outside rank 0's window/, 'range');
+  t.throws(() => win.Lock(0), MPI.ERR_RMA_SYNC, /already locked/, 'nested Lock of one rank');
+  t.throws(() => win.Rput(), MPI.ERR_UNSUPPORTED_OPERATION, /not built yet/, 'Rput');
+  win.Unlock(0);
+  comm.Set_errhandler(MPI.ERRORS_RETURN);
+  t.throws(() => MPI.Win.Allocate_shared(8, 8, MPI.INFO_NULL, comm), MPI.ERR_UNSUPPORTED_OPERATION, /not built yet/,
+    'Allocate_shared');
+  comm.Set_errhandler(MPI.ERRORS_ARE_FATAL);
+  win.Fence();
+  win.Accumulate(Float64Array.of(1), 0, [0, 1, MPI.DOUBLE], MPI.SUM);
+  win.Fence();
+  if (rank === 0) t.equal(mem[0], size, 'the window works after the errors');
+  win.Free();
+  t.throws(() => win.Fence(), MPI.ERR_WIN, /freed/, 'a freed window');
+}
+
+MPI.Finalize();
+t.finish(rank);
