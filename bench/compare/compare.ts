@@ -80,8 +80,9 @@ interface Settings {
 }
 
 const POINT_TO_POINT = ['latency', 'bw'] as const;
+const ONE_SIDED = ['put_latency', 'get_latency', 'put_bw', 'get_bw', 'acc_latency', 'fop_latency', 'cas_latency'] as const;
 const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'alltoall', 'gather', 'scatter'] as const;
-type Bench = (typeof POINT_TO_POINT)[number] | (typeof COLLECTIVES)[number];
+type Bench = (typeof POINT_TO_POINT)[number] | (typeof COLLECTIVES)[number] | (typeof ONE_SIDED)[number];
 
 interface BenchInfo {
   readonly program: string; // osu_latency
@@ -105,6 +106,15 @@ function collective(name: (typeof COLLECTIVES)[number]): BenchInfo {
   };
 }
 
+function oneSided(name: (typeof ONE_SIDED)[number]): BenchInfo {
+  const bw = name.endsWith('_bw');
+  return {
+    program: `osu_${name}`, source: 'osu_rma.c', collective: false, sizeless: false,
+    unit: bw ? 'Bandwidth (MB/s)' : 'Latency (us)', cFlags: [`-DOSU_${name.toUpperCase()}`], best: bw ? Math.max : Math.min,
+    better: bw ? 'higher is better; ratio = tsmpi / MPICH, below 1 means tsmpi is slower' : LOWER,
+  };
+}
+
 const BENCHES: Record<Bench, BenchInfo> = {
   latency: {
     program: 'osu_latency', source: 'osu_pt2pt.c', collective: false, sizeless: false,
@@ -123,6 +133,13 @@ const BENCHES: Record<Bench, BenchInfo> = {
   alltoall: collective('alltoall'),
   gather: collective('gather'),
   scatter: collective('scatter'),
+  put_latency: oneSided('put_latency'),
+  get_latency: oneSided('get_latency'),
+  put_bw: oneSided('put_bw'),
+  get_bw: oneSided('get_bw'),
+  acc_latency: oneSided('acc_latency'),
+  fop_latency: oneSided('fop_latency'),
+  cas_latency: oneSided('cas_latency'),
 };
 
 /** Iterations per size for collectives with more ranks than CPUs (see the file comment). */
@@ -138,7 +155,8 @@ const USAGE = `usage: node dist/bench/compare/compare.js [options]
                       ${OVERSUBSCRIBED_WARMUP} for collectives on more ranks than CPUs)
   --window N          osu_bw window, passed as -W (default 64)
   --bench LIST        comma-separated: latency, bw, ${COLLECTIVES.join(', ')},
-                      or coll for all collectives (default latency,bw)
+                      or coll for all collectives, ${ONE_SIDED.join(', ')}, or rma for
+                      all one-sided ones (default latency,bw)
   -n, --ranks N       ranks for the collectives (default 4; latency and bw always run on 2)
   --repeat N          runs per side, alternating tsmpi and MPICH; the table shows the best
                       value per size (default 3)
@@ -201,9 +219,11 @@ function parseArgs(argv: readonly string[]): Settings {
       case '--bench': {
         const list: Bench[] = [];
         for (const b of (value() ?? '').split(',').filter((x) => x !== '')) {
-          const names: readonly string[] = b === 'coll' ? COLLECTIVES : [b];
+          const names: readonly string[] = b === 'coll' ? COLLECTIVES : b === 'rma' ? ONE_SIDED : [b];
           for (const name of names) {
-            if (!Object.hasOwn(BENCHES, name)) fail(2, `--bench takes latency, bw, ${COLLECTIVES.join(', ')} or coll, got ${JSON.stringify(b)}`);
+            if (!Object.hasOwn(BENCHES, name)) {
+              fail(2, `--bench takes latency, bw, ${COLLECTIVES.join(', ')}, coll, ${ONE_SIDED.join(', ')} or rma, got ${JSON.stringify(b)}`);
+            }
             if (!list.includes(name as Bench)) list.push(name as Bench);
           }
         }

@@ -152,7 +152,7 @@ describe('bench/compare collectives', () => {
   it('compare.js refuses an unknown benchmark and fewer than 2 ranks, naming what it takes', { timeout: 20_000 }, async () => {
     const bad = await run(node, [COMPARE, '--bench', 'allreduce,scan'], 10_000);
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /--bench takes latency, bw, barrier, .* or coll, got "scan"/);
+    assert.match(bad.stderr, /--bench takes latency, bw, barrier, .* coll, .* or rma, got "scan"/);
     const one = await run(node, [COMPARE, '--bench', 'bcast', '-n', '1'], 10_000);
     assert.equal(one.status, 2);
     assert.match(one.stderr, /-n needs at least 2 ranks/);

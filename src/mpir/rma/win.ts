@@ -87,7 +87,7 @@ export class Win {
   private readonly sizes: Float64Array;
   private readonly units: Float64Array;
   private nextId = 0;
-  /** Targets with operations not yet known to be applied (flushed at the next sync). */
+  /** Targets whose last operation has no reply, so a FLUSH must confirm it (at the next sync). */
   private readonly dirty = new Set<number>();
   /** Replies (gets, fetching atomics) not yet arrived, per target. */
   private readonly pendingReplies = new Map<number, CoreRequest[]>();
@@ -101,6 +101,13 @@ export class Win {
   private completesSeen = 0;
   private readonly lock: TargetLock = { exclusive: -1, shared: 0, waiting: [] };
   private agentRequest: CoreRequest | null = null;
+  /**
+   * The origin's message buffer, reused by every operation: a message is copied into the device
+   * (or fully sent) before send() returns, so an operation allocates no buffer of its own.
+   */
+  private scratch = new Uint8Array(HEADER_BYTES + 256);
+  private scratchHeader = new Float64Array(this.scratch.buffer, 0, HEADER_DOUBLES);
+  private readonly specs = [new BufferSpec(), new BufferSpec(), new BufferSpec()];
   private readonly agent = { advance: () => this.serve() };
 
   private constructor(
@@ -215,17 +222,16 @@ export class Win {
   }
 
   Fetch_and_op(origin: unknown, result: unknown, targetRank: number, targetDisp = 0, op: Op = Ops.SUM): void {
-    const spec = this.decode('Fetch_and_op', result);
-    this.issue('Fetch_and_op', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, [targetDisp, 1, spec.datatype], op, 1);
+    const dt = this.decode('Fetch_and_op', result, 1).datatype;
+    this.issue('Fetch_and_op', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, [targetDisp, 1, dt], op, 1);
   }
 
   Compare_and_swap(origin: unknown, compare: unknown, result: unknown, targetRank: number, targetDisp = 0): void {
-    const spec = this.decode('Compare_and_swap', result);
-    const cmp = this.decode('Compare_and_swap', compare);
-    const both = new Uint8Array(2 * spec.datatype.size);
-    both.set(this.decode('Compare_and_swap', origin).bytes.subarray(0, spec.datatype.size), 0);
-    both.set(cmp.bytes.subarray(0, spec.datatype.size), spec.datatype.size);
-    this.issue('Compare_and_swap', CAS, both, result, targetRank, [targetDisp, 1, spec.datatype], null, 1);
+    const dt = this.decode('Compare_and_swap', result, 1).datatype;
+    const both = new Uint8Array(2 * dt.size);
+    both.set(this.decode('Compare_and_swap', origin, 0).bytes.subarray(0, dt.size), 0);
+    both.set(this.decode('Compare_and_swap', compare, 2).bytes.subarray(0, dt.size), dt.size);
+    this.issue('Compare_and_swap', CAS, both, result, targetRank, [targetDisp, 1, dt], null, 1);
   }
 
   Rput(): never {
@@ -254,8 +260,8 @@ export class Win {
     this.checkAccess(call, targetRank);
     const data: { bytes: Uint8Array; count: number; datatype: Datatype } | null =
       origin instanceof Uint8Array && kind === CAS ? { bytes: origin, count: 2, datatype: Datatypes.BYTE }
-        : origin !== null ? this.decode(call, origin) : null;
-    const into = result !== null ? this.decode(call, result) : null;
+        : origin !== null ? this.decode(call, origin, 0) : null;
+    const into = result !== null ? this.decode(call, result, 1) : null;
     const ref = into ?? data!;
     const [disp, count, dt] = this.target(call, target, ref, fixedCount);
     const bytes = count * dt.size;
@@ -278,8 +284,12 @@ export class Win {
     const id = this.nextId;
     this.nextId = (this.nextId + 1) % POSTED_TAG;
     const payload = kind === PUT || kind === ACC || (kind === GET_ACC && data !== null) ? bytes : kind === CAS ? 2 * bytes : 0;
-    const msg = new Uint8Array(HEADER_BYTES + payload);
-    const h = new Float64Array(msg.buffer, 0, HEADER_DOUBLES);
+    if (this.scratch.length < HEADER_BYTES + payload) {
+      this.scratch = new Uint8Array(2 * (HEADER_BYTES + payload));
+      this.scratchHeader = new Float64Array(this.scratch.buffer, 0, HEADER_DOUBLES);
+    }
+    const msg = this.scratch.subarray(0, HEADER_BYTES + payload);
+    const h = this.scratchHeader;
     h[0] = id;
     h[1] = offset;
     h[2] = count;
@@ -294,7 +304,10 @@ export class Win {
       list.push(r);
     }
     this.send(targetRank, kind, msg);
-    this.dirty.add(targetRank);
+    // A fetching operation's reply proves that the target applied it and everything we sent it
+    // before (messages do not overtake): only operations without a reply need a FLUSH later.
+    if (into === null) this.dirty.add(targetRank);
+    else this.dirty.delete(targetRank);
   }
 
   private target(call: string, target: unknown, ref: { count: number; datatype: Datatype }, fixedCount: number | null):
@@ -316,8 +329,9 @@ export class Win {
     return [disp, count, dt];
   }
 
-  private decode(call: string, arg: unknown): BufferSpec {
-    const spec = new BufferSpec();
+  /** Decodes into scratch spec `slot` (0 origin, 1 result, 2 compare): valid until the next call with that slot. */
+  private decode(call: string, arg: unknown, slot: number): BufferSpec {
+    const spec = this.specs[slot]!;
     if (!decodeBuffer(arg, spec, 'refuse')) this.fail(call, spec.errorClass, spec.error);
     return spec;
   }
@@ -533,17 +547,17 @@ export class Win {
 
   private flushAll(): void {
     for (const rank of [...this.dirty]) this.flush(rank);
-    for (const rank of [...this.pendingReplies.keys()]) this.waitReplies(rank);
+    for (const rank of this.pendingReplies.keys()) this.waitReplies(rank);
   }
 
   private waitReplies(rank: number): void {
     const list = this.pendingReplies.get(rank);
-    if (list === undefined) return;
+    if (list === undefined || list.length === 0) return;
     for (const r of list) {
       this.world.progress.wait(r);
       this.world.engine.free(r);
     }
-    this.pendingReplies.delete(rank);
+    list.length = 0;
   }
 
   // ---------------------------------------------------------------- the agent (target side)
@@ -586,7 +600,8 @@ export class Win {
         op!.apply(data.subarray(0, bytes), mem.subarray(offset, offset + bytes), count, dt);
         return;
       case GET:
-        this.replyTo(origin, id, mem.slice(offset, offset + bytes));
+        // No copy: MPI forbids changing the target memory while a Get of it is in its epoch.
+        this.replyTo(origin, id, mem.subarray(offset, offset + bytes));
         return;
       case GET_ACC: {
         this.replyTo(origin, id, mem.slice(offset, offset + bytes));

@@ -1,0 +1,4 @@
+/** OMB's osu_get_bw on tsmpi: see bench/osu/rma.ts for options, method and output. */
+import { runRma } from './rma.js';
+
+runRma('get_bw');
