@@ -54,6 +54,15 @@ export class World {
     return worldRank === this.pm.rank || this.shmem.reachable(worldRank);
   }
 
+  /**
+   * Whether `worldRank` runs on our node (the same machine and emulated SCI node): it can map
+   * the segments we make, whichever device carries its messages (TSMPI_DEVICE=sci sends even
+   * these through ch_sci). What Split_type(COMM_TYPE_SHARED) groups by.
+   */
+  onSameNode(worldRank: number): boolean {
+    return this.cards[worldRank]!.nodeId === this.nodeId;
+  }
+
   /** Wakes `worldRank`, a rank sharing memory with us, if it sleeps (see ch_shmem's doorbell). */
   wakeLocal(worldRank: number): void {
     if (worldRank !== this.pm.rank) this.shmem.wakePeer(worldRank);

@@ -112,3 +112,11 @@ export const COLL_BARRIER_FANIN = declareInt({
   description: 'Fan-in of the tree of node leaders in the shm_counter barrier (balanced by eq. 6.5 of the thesis).',
   default: 8, min: 2, max: 64,
 });
+
+export const RMA_METHOD = declareChoice({
+  name: 'TSMPI_RMA_METHOD', layer,
+  description: 'How window operations reach the target (003b §3.2): auto (Put and Get by direct loads and stores when ' +
+    'the window lies in memory every rank of it maps, i.e. Allocate or Allocate_shared on one node; everything else by ' +
+    'the target\'s agent) or emulated (everything through the agent, for comparison).',
+  default: 'auto', choices: ['auto', 'emulated'] as const,
+});

@@ -10,6 +10,11 @@ import { Op, Ops } from '../op.js';
 import { runtime } from '../runtime.js';
 import { abortJob } from '../abort.js';
 import type { World } from '../../mpid/world.js';
+import { NodeRegion } from '../../mpid/node-region.js';
+import { RMA_METHOD } from '../config.js';
+
+/** Parts of a shared window start on cache-line boundaries. */
+const PART_ALIGN = 64;
 
 /**
  * One-sided communication, first part (issue 6): windows whose operations are carried out by
@@ -27,10 +32,18 @@ import type { World } from '../../mpid/world.js';
  * COMPLETE messages, the strict variant), Lock/Unlock (a shared/exclusive lock kept by the
  * target's agent with a queue of waiters), Lock_all/Unlock_all, Flush*, Sync.
  *
- * What this part does not do yet (each raises MPI.ERR_UNSUPPORTED_OPERATION): Allocate_shared,
- * Create_dynamic, the request-based operations, derived target datatypes, direct access and the
- * gathered method, and progress of a target that does not call MPI (its agent runs inside its
- * own MPI calls and awaits).
+ * Direct access (003b §3.2a): a window made by Allocate on ranks that all share memory, or by
+ * Allocate_shared, lies in one node segment every rank maps; Put and Get are then plain copies
+ * into and out of the target's part (complete when the call returns, and served without the
+ * target), while accumulates and atomics still go to the agent, which keeps them atomic per
+ * element (SCI-MPICH emulated every accumulate too). TSMPI_RMA_METHOD=emulated sends Put and Get
+ * through the agent as well, for comparison.
+ *
+ * What this part does not do yet (each raises MPI.ERR_UNSUPPORTED_OPERATION): Create_dynamic,
+ * the request-based operations, derived target datatypes; and, without an error, the gathered
+ * method, remote-put for large gets, the hybrid lock of research 004, and progress of a target
+ * that does not call MPI for what goes through its agent (the agent runs inside its own MPI
+ * calls and awaits).
  */
 
 export const LOCK_EXCLUSIVE = 234;
@@ -108,6 +121,10 @@ export class Win {
   private scratch = new Uint8Array(HEADER_BYTES + 256);
   private scratchHeader = new Float64Array(this.scratch.buffer, 0, HEADER_DOUBLES);
   private readonly specs = [new BufferSpec(), new BufferSpec(), new BufferSpec()];
+  /** Shared windows: the node segment holding every rank's part, and each part's offset in it. */
+  private shared: { bytes: Uint8Array; offsets: Float64Array } | null = null;
+  /** Put and Get go by direct loads and stores (shared window, TSMPI_RMA_METHOD=auto). */
+  private direct = false;
   private readonly agent = { advance: () => this.serve() };
 
   private constructor(
@@ -148,13 +165,32 @@ export class Win {
   static Allocate(size: number, dispUnit = 1, _info: unknown = null, comm?: Intracomm): Win {
     const c = comm ?? runtimeComm();
     if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
-    const memory = new SharedArrayBuffer(size);
-    return Win.make(c, 'Win.Allocate', new Uint8Array(memory), memory, dispUnit, WIN_FLAVOR_ALLOCATE);
+    // Memory the devices expose: one node segment when every rank of the window maps it (then Put
+    // and Get go by direct stores and loads), process memory otherwise.
+    const world = runtime.requireRunning('Win.Allocate');
+    const onNode = Array.from(c.coreFor('Win.Allocate').worldRanks).every((w) => world.onSameNode(w));
+    if (onNode) return Win.make(c, 'Win.Allocate', null, null, dispUnit, WIN_FLAVOR_ALLOCATE, size);
+    const memory = new Uint8Array(new SharedArrayBuffer(size));
+    return Win.make(c, 'Win.Allocate', memory, memory, dispUnit, WIN_FLAVOR_ALLOCATE);
   }
 
-  static Allocate_shared(_size: number, _dispUnit = 1, _info: unknown = null, comm?: Intracomm): Win {
-    return (comm ?? runtimeComm()).fail('Win.Allocate_shared', ErrorClass.ERR_UNSUPPORTED_OPERATION,
-      'shared-memory windows are not built yet (issue 6); use Win.Allocate');
+  /**
+   * Collective: `size` bytes per rank in one segment that every rank of `comm` maps (they must
+   * all share memory: MPI.ERR_RMA_SHARED otherwise); Shared_query(rank) gives any rank's part
+   * for plain loads and stores.
+   */
+  static Allocate_shared(size: number, dispUnit = 1, _info: unknown = null, comm?: Intracomm): Win {
+    const c = comm ?? runtimeComm();
+    const call = 'Win.Allocate_shared';
+    if (!Number.isSafeInteger(size) || size < 0) return c.fail(call, ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
+    const world = runtime.requireRunning(call);
+    const core = c.coreFor(call);
+    const apart = Array.from(core.worldRanks).filter((w) => !world.onSameNode(w));
+    if (apart.length > 0) {
+      return c.fail(call, ErrorClass.ERR_RMA_SHARED, `world ranks ${apart.join(', ')} do not share memory with this rank ` +
+        '(split the communicator with Split_type(MPI.COMM_TYPE_SHARED) first)');
+    }
+    return Win.make(c, call, null, null, dispUnit, WIN_FLAVOR_SHARED, size);
   }
 
   static Create_dynamic(_info: unknown = null, comm?: Intracomm): Win {
@@ -162,13 +198,57 @@ export class Win {
       'dynamic windows are not built yet (issue 6); use Win.Create or Win.Allocate');
   }
 
-  private static make(comm: Intracomm, call: string, bytes: Uint8Array, owner: ArrayBufferLike | ArrayBufferView, dispUnit: number,
-                      flavor: number): Win {
+  /** bytes === null: a shared window of `sharedSize` bytes per rank, in a node segment made here. */
+  private static make(comm: Intracomm, call: string, bytes: Uint8Array | null, owner: ArrayBufferLike | ArrayBufferView | null,
+                      dispUnit: number, flavor: number, sharedSize = 0): Win {
     if (!Number.isInteger(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${dispUnit} must be a positive integer`);
     const world = runtime.requireRunning(call);
     const req = comm.Dup();
     const reply = comm.Dup();
-    return new Win(world, req, req.coreFor(call), reply.coreFor(call), reply, bytes, owner, dispUnit, flavor);
+    let shared: { bytes: Uint8Array; offsets: Float64Array } | null = null;
+    if (bytes === null) {
+      shared = Win.sharedSegment(world, req, sharedSize);
+      const me = req.coreFor(call).rank;
+      bytes = shared.bytes.subarray(shared.offsets[me]!, shared.offsets[me]! + sharedSize);
+      owner = bytes;
+    }
+    const win = new Win(world, req, req.coreFor(call), reply.coreFor(call), reply, bytes, owner!, dispUnit, flavor);
+    win.shared = shared;
+    win.direct = shared !== null && RMA_METHOD.read() === 'auto';
+    return win;
+  }
+
+  /**
+   * Collective over `req`: rank 0 makes a node segment holding every rank's part (aligned),
+   * the others map it by name, and the name is removed once all have (NodeRegion).
+   */
+  private static sharedSegment(world: World, req: Intracomm, size: number): { bytes: Uint8Array; offsets: Float64Array } {
+    const core = req.coreFor('Win.Allocate_shared');
+    const sizes = new Float64Array(core.size);
+    req.Allgather(Float64Array.of(size), sizes);
+    const offsets = new Float64Array(core.size);
+    let total = 0;
+    for (let r = 0; r < core.size; r++) {
+      offsets[r] = total;
+      total += Math.ceil(sizes[r]! / PART_ALIGN) * PART_ALIGN;
+    }
+    const region = core.rank === 0 ? NodeRegion.create(world.jobId, world.rank, Math.max(total, PART_ALIGN)) : null;
+    const name = req.bcast(region?.name ?? null, 0) as string;
+    const mapped = region ?? NodeRegion.open(name);
+    req.Barrier();
+    region?.unlink();
+    return { bytes: new Uint8Array(mapped.words.buffer), offsets };
+  }
+
+  /** [memory of `rank`'s part, its disp_unit]: plain loads and stores reach it (shared windows). */
+  Shared_query(rank: number): [Uint8Array, number] {
+    this.live('Shared_query');
+    this.checkRank('Shared_query', rank);
+    if (this.shared === null || this.flavor !== WIN_FLAVOR_SHARED) {
+      this.fail('Shared_query', ErrorClass.ERR_RMA_FLAVOR, 'Shared_query needs a window made by Win.Allocate_shared');
+    }
+    const at = this.shared.offsets[rank]!;
+    return [this.shared.bytes.subarray(at, at + this.sizes[rank]!), this.units[rank]!];
   }
 
   /** The window memory of Win.Allocate (the memory given to Win.Create otherwise). */
@@ -280,6 +360,13 @@ export class Win {
       if (!OPS.includes(op) || op === Ops.OP_NULL) this.fail(call, ErrorClass.ERR_OP, `${op.name}: one-sided accumulates take predefined ops only`);
       const bad = op.checkType(dt);
       if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
+    }
+    if (this.direct && (kind === PUT || kind === GET)) {
+      // Direct access (003b §3.2a): the data are at their destination when the call returns.
+      const at = this.shared!.offsets[targetRank]! + offset;
+      if (kind === PUT) this.shared!.bytes.set(data!.bytes.subarray(0, bytes), at);
+      else into!.bytes.set(this.shared!.bytes.subarray(at, at + bytes), 0);
+      return;
     }
     const id = this.nextId;
     this.nextId = (this.nextId + 1) % POSTED_TAG;
