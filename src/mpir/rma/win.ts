@@ -12,6 +12,7 @@ import { abortJob } from '../abort.js';
 import type { World } from '../../mpid/world.js';
 import { NodeRegion } from '../../mpid/node-region.js';
 import { RMA_METHOD } from '../config.js';
+import { AtomicViews } from './atomic.js';
 
 /** Parts of a shared window start on cache-line boundaries. */
 const PART_ALIGN = 64;
@@ -82,6 +83,16 @@ const HEADER_DOUBLES = 6;
 const HEADER_BYTES = HEADER_DOUBLES * 8;
 
 const DATATYPES: readonly Datatype[] = Object.values(Datatypes);
+/** Lock word of a shared window: this bit for a writer, else the number of readers. */
+const WRITER = 1 << 30;
+/** Longest nap of a lock waiter on the lock word (unlockers notify it; this only bounds a miss). */
+const LOCK_NAP_MS = 1;
+
+interface SharedSegment {
+  readonly bytes: Uint8Array;
+  readonly offsets: Float64Array;
+  readonly locks: Int32Array;
+}
 const OPS: readonly Op[] = Object.values(Ops);
 
 /** The lock a target's agent keeps for its window part. */
@@ -122,7 +133,9 @@ export class Win {
   private scratchHeader = new Float64Array(this.scratch.buffer, 0, HEADER_DOUBLES);
   private readonly specs = [new BufferSpec(), new BufferSpec(), new BufferSpec()];
   /** Shared windows: the node segment holding every rank's part, and each part's offset in it. */
-  private shared: { bytes: Uint8Array; offsets: Float64Array } | null = null;
+  private shared: SharedSegment | null = null;
+  /** Atomic element access to the shared segment (direct accumulates and atomics). */
+  private atomics: AtomicViews | null = null;
   /** Put and Get go by direct loads and stores (shared window, TSMPI_RMA_METHOD=auto). */
   private direct = false;
   private readonly agent = { advance: () => this.serve() };
@@ -205,7 +218,7 @@ export class Win {
     const world = runtime.requireRunning(call);
     const req = comm.Dup();
     const reply = comm.Dup();
-    let shared: { bytes: Uint8Array; offsets: Float64Array } | null = null;
+    let shared: SharedSegment | null = null;
     if (bytes === null) {
       shared = Win.sharedSegment(world, req, sharedSize);
       const me = req.coreFor(call).rank;
@@ -215,6 +228,7 @@ export class Win {
     const win = new Win(world, req, req.coreFor(call), reply.coreFor(call), reply, bytes, owner!, dispUnit, flavor);
     win.shared = shared;
     win.direct = shared !== null && RMA_METHOD.read() === 'auto';
+    if (win.direct) win.atomics = new AtomicViews(shared!.bytes.buffer);
     return win;
   }
 
@@ -222,12 +236,14 @@ export class Win {
    * Collective over `req`: rank 0 makes a node segment holding every rank's part (aligned),
    * the others map it by name, and the name is removed once all have (NodeRegion).
    */
-  private static sharedSegment(world: World, req: Intracomm, size: number): { bytes: Uint8Array; offsets: Float64Array } {
+  private static sharedSegment(world: World, req: Intracomm, size: number): SharedSegment {
     const core = req.coreFor('Win.Allocate_shared');
     const sizes = new Float64Array(core.size);
     req.Allgather(Float64Array.of(size), sizes);
     const offsets = new Float64Array(core.size);
-    let total = 0;
+    // The lock words of every rank's part come first, then the parts.
+    const lockBytes = Math.ceil((4 * core.size) / PART_ALIGN) * PART_ALIGN;
+    let total = lockBytes;
     for (let r = 0; r < core.size; r++) {
       offsets[r] = total;
       total += Math.ceil(sizes[r]! / PART_ALIGN) * PART_ALIGN;
@@ -237,7 +253,7 @@ export class Win {
     const mapped = region ?? NodeRegion.open(name);
     req.Barrier();
     region?.unlink();
-    return { bytes: new Uint8Array(mapped.words.buffer), offsets };
+    return { bytes: new Uint8Array(mapped.words.buffer), offsets, locks: new Int32Array(mapped.words.buffer, 0, core.size) };
   }
 
   /** [memory of `rank`'s part, its disp_unit]: plain loads and stores reach it (shared windows). */
@@ -361,12 +377,27 @@ export class Win {
       const bad = op.checkType(dt);
       if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
     }
-    if (this.direct && (kind === PUT || kind === GET)) {
-      // Direct access (003b §3.2a): the data are at their destination when the call returns.
+    if (this.direct) {
+      // Direct access (003b §3.2a): done when the call returns, without the target.
       const at = this.shared!.offsets[targetRank]! + offset;
-      if (kind === PUT) this.shared!.bytes.set(data!.bytes.subarray(0, bytes), at);
-      else into!.bytes.set(this.shared!.bytes.subarray(at, at + bytes), 0);
-      return;
+      if (kind === PUT) {
+        this.shared!.bytes.set(data!.bytes.subarray(0, bytes), at);
+        return;
+      }
+      if (kind === GET) {
+        into!.bytes.set(this.shared!.bytes.subarray(at, at + bytes), 0);
+        return;
+      }
+      if (AtomicViews.directFor(dt, at)) {
+        if (kind === CAS) {
+          this.atomics!.compareAndSwap(dt, at, data!.bytes.subarray(0, bytes), data!.bytes.subarray(bytes, 2 * bytes), into!.bytes);
+        } else {
+          this.atomics!.apply(op!, dt, at, count, data !== null ? data.bytes : null, into !== null ? into.bytes : null);
+        }
+        return;
+      }
+      // Pair types (MAXLOC, MINLOC) and unaligned elements: through the agent, which is atomic
+      // among them (MPI lets only one basic type accumulate into one location).
     }
     const id = this.nextId;
     this.nextId = (this.nextId + 1) % POSTED_TAG;
@@ -537,7 +568,7 @@ export class Win {
     this.checkRank('Unlock', rank);
     if (!this.locked.has(rank)) this.fail('Unlock', ErrorClass.ERR_RMA_SYNC, `rank ${rank} is not locked by this process`);
     this.flush(rank);
-    this.send(rank, UNLOCK, headerOnly(this.locked.get(rank)!));
+    this.release(rank, this.locked.get(rank)!);
     this.locked.delete(rank);
   }
 
@@ -553,7 +584,7 @@ export class Win {
     this.live('Unlock_all');
     if (!this.lockAll) this.fail('Unlock_all', ErrorClass.ERR_RMA_SYNC, 'Unlock_all without Lock_all');
     this.flushAll();
-    for (let r = 0; r < this.reqCore.size; r++) this.send(r, UNLOCK, headerOnly(LOCK_SHARED));
+    for (let r = 0; r < this.reqCore.size; r++) this.release(r, LOCK_SHARED);
     this.lockAll = false;
   }
 
@@ -606,7 +637,23 @@ export class Win {
     this.freed = true;
   }
 
+  /**
+   * Takes the lock of `rank`'s part: on a shared window with CPU atomics on its lock word in the
+   * node segment (WRITER bit or a count of readers; no help from the target), otherwise from
+   * the target's agent. A waiter drives progress and sleeps on the word between looks.
+   */
   private acquire(rank: number, lockType: number): void {
+    if (this.direct) {
+      const words = this.shared!.locks;
+      for (;;) {
+        const v = Atomics.load(words, rank);
+        if (lockType === LOCK_EXCLUSIVE ? v === 0 : (v & WRITER) === 0) {
+          if (Atomics.compareExchange(words, rank, v, lockType === LOCK_EXCLUSIVE ? WRITER : v + 1) === v) return;
+          continue;
+        }
+        if (this.world.engine.progress() === 0) Atomics.wait(words, rank, v, LOCK_NAP_MS);
+      }
+    }
     const id = this.nextId;
     this.nextId = (this.nextId + 1) % POSTED_TAG;
     const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, rank, id);
@@ -615,6 +662,16 @@ export class Win {
     this.send(rank, LOCK, h);
     this.world.progress.wait(r);
     this.world.engine.free(r);
+  }
+
+  private release(rank: number, lockType: number): void {
+    if (this.direct) {
+      const words = this.shared!.locks;
+      Atomics.sub(words, rank, lockType === LOCK_EXCLUSIVE ? WRITER : 1);
+      Atomics.notify(words, rank);
+      return;
+    }
+    this.send(rank, UNLOCK, headerOnly(lockType));
   }
 
   private flush(rank: number): void {

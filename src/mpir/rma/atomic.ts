@@ -1,0 +1,232 @@
+import type { Datatype } from '../datatype.js';
+import { Ops, type Op } from '../op.js';
+
+/**
+ * Accumulates and atomics applied straight to window memory that every rank maps (a node
+ * segment), element by element with the CPU's atomic instructions, so operations from any rank
+ * on one element are atomic without the target taking part: integers with Atomics.add/and/or/
+ * xor/exchange where one instruction does the op, every other (op, type) pair with a
+ * compare-exchange loop on the element's bits (floating point through its integer image).
+ *
+ * Elements must be aligned to their size (Atomics' rule); directFor() says whether a request
+ * qualifies, else the caller sends it to the target's agent.
+ */
+
+type IntArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array;
+type BigArray = BigInt64Array | BigUint64Array;
+
+/** Views of one SharedArrayBuffer, made once per window. */
+export class AtomicViews {
+  readonly i8: Int8Array;
+  readonly u8: Uint8Array;
+  readonly i16: Int16Array;
+  readonly u16: Uint16Array;
+  readonly i32: Int32Array;
+  readonly u32: Uint32Array;
+  readonly i64: BigInt64Array;
+  readonly u64: BigUint64Array;
+  private readonly f32 = new Float32Array(1);
+  private readonly f32bits = new Int32Array(this.f32.buffer);
+  private readonly f64 = new Float64Array(1);
+  private readonly f64bits = new BigInt64Array(this.f64.buffer);
+
+  constructor(memory: ArrayBufferLike) {
+    const words = Math.floor(memory.byteLength / 8);
+    this.i8 = new Int8Array(memory);
+    this.u8 = new Uint8Array(memory);
+    this.i16 = new Int16Array(memory, 0, memory.byteLength >> 1);
+    this.u16 = new Uint16Array(memory, 0, memory.byteLength >> 1);
+    this.i32 = new Int32Array(memory, 0, memory.byteLength >> 2);
+    this.u32 = new Uint32Array(memory, 0, memory.byteLength >> 2);
+    this.i64 = new BigInt64Array(memory, 0, words);
+    this.u64 = new BigUint64Array(memory, 0, words);
+  }
+
+  /** Whether (op, type) at `byteOffset` can be applied here (predefined scalar type, aligned). */
+  static directFor(dt: Datatype, byteOffset: number): boolean {
+    const size = KIND_SIZE[dt.kind];
+    return size !== undefined && dt.predefined && byteOffset % size === 0;
+  }
+
+  /**
+   * For `count` elements of `dt` at `byteOffset`: result[i] = old (when `result` is given), and
+   * unless op is NO_OP, element = op(origin[i], old). `origin` holds the operands as bytes.
+   */
+  apply(op: Op, dt: Datatype, byteOffset: number, count: number, origin: Uint8Array | null, result: Uint8Array | null): void {
+    const kind = dt.kind;
+    const size = KIND_SIZE[kind]!;
+    const src = origin !== null ? new DataView(origin.buffer, origin.byteOffset, origin.byteLength) : null;
+    const out = result !== null ? new DataView(result.buffer, result.byteOffset, result.byteLength) : null;
+    for (let i = 0; i < count; i++) {
+      const at = byteOffset / size + i;
+      if (kind === 'int64' || kind === 'uint64') this.apply64(op, kind, at, src, out, i * 8);
+      else if (kind === 'float32') this.applyFloat32(op, at, src, out, i * 4);
+      else if (kind === 'float64') this.applyFloat64(op, at, src, out, i * 8);
+      else this.applyInt(op, kind, at, src, out, i * size);
+    }
+  }
+
+  /** Compare-and-swap of one element: result = old; element = origin if old equals compare. */
+  compareAndSwap(dt: Datatype, byteOffset: number, origin: Uint8Array, compare: Uint8Array, result: Uint8Array): void {
+    const size = KIND_SIZE[dt.kind]!;
+    const at = byteOffset / size;
+    const o = new DataView(origin.buffer, origin.byteOffset, size);
+    const c = new DataView(compare.buffer, compare.byteOffset, size);
+    const r = new DataView(result.buffer, result.byteOffset, size);
+    // Compare bit images: CAS on floating point compares bits in C too (memcmp semantics of MPI).
+    if (size === 8) {
+      const old = Atomics.compareExchange(this.i64, at, c.getBigInt64(0, true), o.getBigInt64(0, true));
+      r.setBigInt64(0, old, true);
+    } else if (size === 4) {
+      const old = Atomics.compareExchange(this.i32, at, c.getInt32(0, true), o.getInt32(0, true));
+      r.setInt32(0, old, true);
+    } else if (size === 2) {
+      const old = Atomics.compareExchange(this.i16, at, c.getInt16(0, true), o.getInt16(0, true));
+      r.setInt16(0, old, true);
+    } else {
+      const old = Atomics.compareExchange(this.i8, at, c.getInt8(0), o.getInt8(0));
+      r.setInt8(0, old);
+    }
+  }
+
+  private applyInt(op: Op, kind: string, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
+    const a = this.intArray(kind);
+    const operand = src !== null ? readInt(kind, src, srcAt) : 0;
+    let old: number;
+    if (op === Ops.NO_OP) old = Atomics.load(a, at);
+    else if (op === Ops.SUM) old = Atomics.add(a, at, operand);
+    else if (op === Ops.BAND) old = Atomics.and(a, at, operand);
+    else if (op === Ops.BOR) old = Atomics.or(a, at, operand);
+    else if (op === Ops.BXOR) old = Atomics.xor(a, at, operand);
+    else if (op === Ops.REPLACE) old = Atomics.exchange(a, at, operand);
+    else {
+      for (;;) {
+        old = Atomics.load(a, at);
+        if (Atomics.compareExchange(a, at, old, intOp(op, old, operand)) === old) break;
+      }
+    }
+    if (out !== null) writeInt(kind, out, srcAt, old);
+  }
+
+  private apply64(op: Op, kind: string, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
+    const signed = kind === 'int64';
+    const a: BigArray = signed ? this.i64 : this.u64;
+    const operand = src === null ? 0n : signed ? src.getBigInt64(srcAt, true) : src.getBigUint64(srcAt, true);
+    let old: bigint;
+    if (op === Ops.NO_OP) old = Atomics.load(a, at);
+    else if (op === Ops.SUM) old = Atomics.add(a, at, operand);
+    else if (op === Ops.BAND) old = Atomics.and(a, at, operand);
+    else if (op === Ops.BOR) old = Atomics.or(a, at, operand);
+    else if (op === Ops.BXOR) old = Atomics.xor(a, at, operand);
+    else if (op === Ops.REPLACE) old = Atomics.exchange(a, at, operand);
+    else {
+      for (;;) {
+        old = Atomics.load(a, at);
+        const next = bigOp(op, old, operand);
+        const wrapped = signed ? BigInt.asIntN(64, next) : BigInt.asUintN(64, next);
+        if (Atomics.compareExchange(a, at, old, wrapped) === old) break;
+      }
+    }
+    if (out !== null) {
+      if (signed) out.setBigInt64(srcAt, old, true);
+      else out.setBigUint64(srcAt, old, true);
+    }
+  }
+
+  private applyFloat32(op: Op, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
+    const operand = src !== null ? src.getFloat32(srcAt, true) : 0;
+    for (;;) {
+      const bits = Atomics.load(this.i32, at);
+      this.f32bits[0] = bits;
+      const old = this.f32[0]!;
+      if (op !== Ops.NO_OP) {
+        this.f32[0] = floatOp(op, old, operand);
+        if (Atomics.compareExchange(this.i32, at, bits, this.f32bits[0]!) !== bits) continue;
+      }
+      if (out !== null) out.setFloat32(srcAt, old, true);
+      return;
+    }
+  }
+
+  private applyFloat64(op: Op, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
+    const operand = src !== null ? src.getFloat64(srcAt, true) : 0;
+    for (;;) {
+      const bits = Atomics.load(this.i64, at);
+      this.f64bits[0] = bits;
+      const old = this.f64[0]!;
+      if (op !== Ops.NO_OP) {
+        this.f64[0] = floatOp(op, old, operand);
+        if (Atomics.compareExchange(this.i64, at, bits, this.f64bits[0]!) !== bits) continue;
+      }
+      if (out !== null) out.setFloat64(srcAt, old, true);
+      return;
+    }
+  }
+
+  private intArray(kind: string): IntArray {
+    switch (kind) {
+      case 'int8': return this.i8;
+      case 'uint8': case 'bool': return this.u8;
+      case 'int16': return this.i16;
+      case 'uint16': return this.u16;
+      case 'int32': return this.i32;
+      default: return this.u32;
+    }
+  }
+}
+
+const KIND_SIZE: Record<string, number | undefined> = {
+  int8: 1, uint8: 1, bool: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, int64: 8, uint64: 8, float32: 4, float64: 8,
+};
+
+function readInt(kind: string, v: DataView, at: number): number {
+  switch (kind) {
+    case 'int8': return v.getInt8(at);
+    case 'uint8': case 'bool': return v.getUint8(at);
+    case 'int16': return v.getInt16(at, true);
+    case 'uint16': return v.getUint16(at, true);
+    case 'int32': return v.getInt32(at, true);
+    default: return v.getUint32(at, true);
+  }
+}
+
+function writeInt(kind: string, v: DataView, at: number, x: number): void {
+  switch (kind) {
+    case 'int8': v.setInt8(at, x); return;
+    case 'uint8': case 'bool': v.setUint8(at, x); return;
+    case 'int16': v.setInt16(at, x, true); return;
+    case 'uint16': v.setUint16(at, x, true); return;
+    case 'int32': v.setInt32(at, x, true); return;
+    default: v.setUint32(at, x, true);
+  }
+}
+
+/** op(origin, old) on integers; the typed array's store wraps the result to the element's width. */
+function intOp(op: Op, old: number, x: number): number {
+  if (op === Ops.PROD) return Math.imul(x, old);
+  if (op === Ops.MAX) return x > old ? x : old;
+  if (op === Ops.MIN) return x < old ? x : old;
+  if (op === Ops.LAND) return x !== 0 && old !== 0 ? 1 : 0;
+  if (op === Ops.LOR) return x !== 0 || old !== 0 ? 1 : 0;
+  if (op === Ops.LXOR) return (x !== 0) !== (old !== 0) ? 1 : 0;
+  throw new Error(`rma: ${op.name} has no integer form`);
+}
+
+function bigOp(op: Op, old: bigint, x: bigint): bigint {
+  if (op === Ops.PROD) return x * old;
+  if (op === Ops.MAX) return x > old ? x : old;
+  if (op === Ops.MIN) return x < old ? x : old;
+  if (op === Ops.LAND) return x !== 0n && old !== 0n ? 1n : 0n;
+  if (op === Ops.LOR) return x !== 0n || old !== 0n ? 1n : 0n;
+  if (op === Ops.LXOR) return (x !== 0n) !== (old !== 0n) ? 1n : 0n;
+  throw new Error(`rma: ${op.name} has no integer form`);
+}
+
+function floatOp(op: Op, old: number, x: number): number {
+  if (op === Ops.SUM) return x + old;
+  if (op === Ops.PROD) return x * old;
+  if (op === Ops.MAX) return Math.max(x, old);
+  if (op === Ops.MIN) return Math.min(x, old);
+  if (op === Ops.REPLACE) return x;
+  throw new Error(`rma: ${op.name} is not defined on floating point`);
+}

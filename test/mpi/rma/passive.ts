@@ -1,0 +1,57 @@
+/**
+ * Passive target without the target: rank 0 computes for two seconds without calling MPI while
+ * every other rank runs Lock / Put / Accumulate / Fetch_and_op / Compare_and_swap / Get / Unlock
+ * and Flush cycles on rank 0's part of a window in node memory (Win.Allocate on one node). The
+ * others must be done long before rank 0 comes back (they never wait for its JS thread), and
+ * the results must be exact: the fetch-and-add tickets distinct, the sums complete.
+ */
+import { MPI } from '../../../src/index.js';
+import { MTest } from '../util/mtest.js';
+
+const t = new MTest();
+MPI.Init();
+const comm = MPI.COMM_WORLD;
+const { rank, size } = comm;
+const BUSY_MS = 2000;
+const cycles = 200;
+
+const win = MPI.Win.Allocate(64, 8, MPI.INFO_NULL, comm);
+const memory = win.tomemory() as Uint8Array;
+const words = new BigInt64Array(memory.buffer, memory.byteOffset, 8);
+comm.Barrier();
+if (rank === 0) {
+  const until = Date.now() + BUSY_MS;
+  let x = 0;
+  while (Date.now() < until) x += Math.sqrt(x + 1); // no MPI call here
+  if (x < 0) console.log(x);
+} else {
+  const started = Date.now();
+  const tickets: bigint[] = [];
+  const got = new BigInt64Array(1);
+  for (let i = 0; i < cycles; i++) {
+    win.Lock(0, i % 4 === 0 ? MPI.LOCK_EXCLUSIVE : MPI.LOCK_SHARED);
+    win.Fetch_and_op(BigInt64Array.of(1n), got, 0, 0, MPI.SUM);
+    tickets.push(got[0]!);
+    win.Accumulate(BigInt64Array.of(BigInt(rank)), 0, [1, 1, MPI.INT64_T], MPI.SUM);
+    win.Compare_and_swap(BigInt64Array.of(BigInt(rank)), BigInt64Array.of(0n), got, 0, 2);
+    win.Flush(0);
+    win.Unlock(0);
+  }
+  win.Lock(0, MPI.LOCK_EXCLUSIVE);
+  win.Put(BigInt64Array.of(BigInt(rank)), 0, [3 + rank, 1, MPI.INT64_T]);
+  win.Unlock(0);
+  const elapsed = Date.now() - started;
+  t.check(elapsed < BUSY_MS / 2, `rank ${rank}: ${cycles} lock epochs on a busy target took ${elapsed} ms ` +
+    `(the target computes for ${BUSY_MS} ms and must not be needed)`);
+  t.equal(new Set(tickets).size, cycles, `rank ${rank}: distinct fetch-and-add tickets`);
+}
+comm.Barrier();
+if (rank === 0) {
+  t.equal(words[0], BigInt(cycles * (size - 1)), 'fetch-and-add total');
+  t.equal(words[1], BigInt(cycles * (size * (size - 1)) / 2), 'accumulate total');
+  t.check(size === 1 || (words[2]! >= 1n && words[2]! < BigInt(size)), `compare-and-swap winner ${words[2]}`);
+  for (let r = 1; r < size; r++) t.equal(words[3 + r], BigInt(r), `put from rank ${r}`);
+}
+win.Free();
+MPI.Finalize();
+t.finish(rank);
