@@ -8,6 +8,7 @@ import { MPIException } from '../exception.js';
 import { Group } from '../group.js';
 import { Op, Ops } from '../op.js';
 import { runtime } from '../runtime.js';
+import { Request } from '../request.js';
 import { abortJob } from '../abort.js';
 import type { World } from '../../mpid/world.js';
 import { NodeRegion } from '../../mpid/node-region.js';
@@ -41,7 +42,7 @@ const PART_ALIGN = 64;
  * through the agent as well, for comparison.
  *
  * What this part does not do yet (each raises MPI.ERR_UNSUPPORTED_OPERATION): Create_dynamic,
- * the request-based operations, derived target datatypes; and, without an error, the gathered
+ * derived target datatypes; and, without an error, the gathered
  * method, remote-put for large gets, the hybrid lock of research 004, and progress of a target
  * that does not call MPI for what goes through its agent (the agent runs inside its own MPI
  * calls and awaits).
@@ -132,6 +133,8 @@ export class Win {
   private scratch = new Uint8Array(HEADER_BYTES + 256);
   private scratchHeader = new Float64Array(this.scratch.buffer, 0, HEADER_DOUBLES);
   private readonly specs = [new BufferSpec(), new BufferSpec(), new BufferSpec()];
+  /** Requests of Rget / Rget_accumulate handed to the user, until the next flush. */
+  private readonly userRequests: Request[] = [];
   /** Shared windows: the node segment holding every rank's part, and each part's offset in it. */
   private shared: SharedSegment | null = null;
   /** Atomic element access to the shared segment (direct accumulates and atomics). */
@@ -330,26 +333,59 @@ export class Win {
     this.issue('Compare_and_swap', CAS, both, result, targetRank, [targetDisp, 1, dt], null, 1);
   }
 
-  Rput(): never {
-    return this.unsupported('Rput', 'request-based operations');
+  /**
+   * Request-based operations (only in passive-target epochs, as MPI says): the request
+   * completes when the operation is complete locally: at once for Rput and Raccumulate (the
+   * data were copied or applied by the call), when the data are back for Rget and
+   * Rget_accumulate. Remote completion still comes from Flush or Unlock.
+   */
+  Rput(origin: unknown, targetRank: number, target?: unknown): Request {
+    this.checkRequestEpoch('Rput', targetRank);
+    this.issue('Rput', PUT, origin, null, targetRank, target, null, null);
+    return Request.procNull(this.req);
   }
 
-  Rget(): never {
-    return this.unsupported('Rget', 'request-based operations');
+  Rget(origin: unknown, targetRank: number, target?: unknown): Request {
+    this.checkRequestEpoch('Rget', targetRank);
+    return this.requestFor(this.issue('Rget', GET, null, origin, targetRank, target, null, null, true));
   }
 
-  Raccumulate(): never {
-    return this.unsupported('Raccumulate', 'request-based operations');
+  Raccumulate(origin: unknown, targetRank: number, target: unknown = undefined, op: Op = Ops.SUM): Request {
+    this.checkRequestEpoch('Raccumulate', targetRank);
+    this.issue('Raccumulate', ACC, origin, null, targetRank, target, op, null);
+    return Request.procNull(this.req);
   }
 
-  Rget_accumulate(): never {
-    return this.unsupported('Rget_accumulate', 'request-based operations');
+  Rget_accumulate(origin: unknown, result: unknown, targetRank: number, target: unknown = undefined, op: Op = Ops.SUM): Request {
+    this.checkRequestEpoch('Rget_accumulate', targetRank);
+    return this.requestFor(this.issue('Rget_accumulate', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, target,
+      op, null, true));
   }
 
-  private issue(call: string, kind: number, origin: unknown, result: unknown, targetRank: number, target: unknown,
-                op: Op | null, fixedCount: number | null): void {
+  private checkRequestEpoch(call: string, targetRank: number): void {
     this.live(call);
-    if (targetRank === -1) return; // MPI.PROC_NULL
+    if (targetRank !== -1 && !this.lockAll && !this.locked.has(targetRank)) {
+      this.fail(call, ErrorClass.ERR_RMA_SYNC, `request-based operations need a passive-target epoch (Lock or Lock_all) ` +
+        `to rank ${targetRank}`);
+    }
+  }
+
+  /** A user request for a reply (or an already complete one); flush waits for it without freeing it. */
+  private requestFor(core: CoreRequest | null): Request {
+    if (core === null) return Request.procNull(this.req);
+    const r = new Request(core, this.req);
+    this.userRequests.push(r);
+    return r;
+  }
+
+  /**
+   * Issues one operation; returns the reply's engine request when `userRequest` is set (the
+   * caller hands it to the user), null otherwise (replies are then waited for at the next sync).
+   */
+  private issue(call: string, kind: number, origin: unknown, result: unknown, targetRank: number, target: unknown,
+                op: Op | null, fixedCount: number | null, userRequest = false): CoreRequest | null {
+    this.live(call);
+    if (targetRank === -1) return null; // MPI.PROC_NULL
     if (!Number.isInteger(targetRank) || targetRank < 0 || targetRank >= this.reqCore.size) {
       this.fail(call, ErrorClass.ERR_RANK, `target rank ${targetRank} is out of range for a window of ${this.reqCore.size} ranks`);
     }
@@ -382,11 +418,11 @@ export class Win {
       const at = this.shared!.offsets[targetRank]! + offset;
       if (kind === PUT) {
         this.shared!.bytes.set(data!.bytes.subarray(0, bytes), at);
-        return;
+        return null;
       }
       if (kind === GET) {
         into!.bytes.set(this.shared!.bytes.subarray(at, at + bytes), 0);
-        return;
+        return null;
       }
       if (AtomicViews.directFor(dt, at)) {
         if (kind === CAS) {
@@ -394,7 +430,7 @@ export class Win {
         } else {
           this.atomics!.apply(op!, dt, at, count, data !== null ? data.bytes : null, into !== null ? into.bytes : null);
         }
-        return;
+        return null;
       }
       // Pair types (MAXLOC, MINLOC) and unaligned elements: through the agent, which is atomic
       // among them (MPI lets only one basic type accumulate into one location).
@@ -415,17 +451,21 @@ export class Win {
     h[4] = op !== null ? OPS.indexOf(op) : -1;
     h[5] = data === null ? 0 : 1;
     if (payload > 0) msg.set(data!.bytes.subarray(0, payload), HEADER_BYTES);
+    let reply: CoreRequest | null = null;
     if (into !== null) {
-      const r = this.world.engine.irecv(into.bytes.subarray(0, bytes), this.replyCore.ctx, targetRank, id);
-      let list = this.pendingReplies.get(targetRank);
-      if (list === undefined) this.pendingReplies.set(targetRank, (list = []));
-      list.push(r);
+      reply = this.world.engine.irecv(into.bytes.subarray(0, bytes), this.replyCore.ctx, targetRank, id);
+      if (!userRequest) {
+        let list = this.pendingReplies.get(targetRank);
+        if (list === undefined) this.pendingReplies.set(targetRank, (list = []));
+        list.push(reply);
+      }
     }
     this.send(targetRank, kind, msg);
     // A fetching operation's reply proves that the target applied it and everything we sent it
     // before (messages do not overtake): only operations without a reply need a FLUSH later.
     if (into === null) this.dirty.add(targetRank);
     else this.dirty.delete(targetRank);
+    return userRequest ? reply : null;
   }
 
   private target(call: string, target: unknown, ref: { count: number; datatype: Datatype }, fixedCount: number | null):
@@ -695,6 +735,11 @@ export class Win {
   }
 
   private waitReplies(rank: number): void {
+    // Requests the user holds: wait for those still active, but leave freeing to the user.
+    if (this.userRequests.length > 0) {
+      for (const u of this.userRequests) if (u.core !== null) this.world.progress.wait(u.core);
+      this.userRequests.length = 0;
+    }
     const list = this.pendingReplies.get(rank);
     if (list === undefined || list.length === 0) return;
     for (const r of list) {

@@ -137,8 +137,8 @@ const rounds = Number(process.argv[2] ?? 50);
   win.Lock(0, MPI.LOCK_SHARED);
   t.throws(() => win.Put(Float64Array.of(1, 2), 0, [3, 2, MPI.DOUBLE]), MPI.ERR_RMA_RANGE, /outside rank 0's window/, 'range');
   t.throws(() => win.Lock(0), MPI.ERR_RMA_SYNC, /already locked/, 'nested Lock of one rank');
-  t.throws(() => win.Rput(), MPI.ERR_UNSUPPORTED_OPERATION, /not built yet/, 'Rput');
   win.Unlock(0);
+  t.throws(() => win.Rput(Float64Array.of(1), 0), MPI.ERR_RMA_SYNC, /passive-target epoch/, 'Rput outside a lock epoch');
   t.throws(() => win.Shared_query(0), MPI.ERR_RMA_FLAVOR, /Allocate_shared/, 'Shared_query of a created window');
   win.Fence();
   win.Accumulate(Float64Array.of(1), 0, [0, 1, MPI.DOUBLE], MPI.SUM);
@@ -146,6 +146,36 @@ const rounds = Number(process.argv[2] ?? 50);
   if (rank === 0) t.equal(mem[0], size, 'the window works after the errors');
   win.Free();
   t.throws(() => win.Fence(), MPI.ERR_WIN, /freed/, 'a freed window');
+}
+
+// 7. Request-based operations in a Lock_all epoch, on a created (agent) and an allocated window.
+for (const make of [() => MPI.Win.Create(new Int32Array(8), 4, MPI.INFO_NULL, comm),
+  () => MPI.Win.Allocate(32, 4, MPI.INFO_NULL, comm)]) {
+  const win = make();
+  const next = (rank + 1) % size;
+  win.Lock_all();
+  const puts = [win.Rput(Int32Array.of(rank, rank + 10), next, [0, 2, MPI.INT]),
+    win.Raccumulate(Int32Array.of(1), 0, [4, 1, MPI.INT], MPI.SUM)];
+  MPI.Request.Waitall(puts);
+  win.Flush_all();
+  comm.Barrier();
+  const got = new Int32Array(2);
+  const old = new Int32Array(1);
+  const gets = [win.Rget(got, next, [0, 2, MPI.INT]), win.Rget_accumulate(Int32Array.of(5), old, 0, [5, 1, MPI.INT], MPI.SUM)];
+  MPI.Request.Waitall(gets);
+  t.equal(got[0], next === 0 ? size - 1 : next - 1, 'Rget after Rput (first element)');
+  t.equal(got[1], (next === 0 ? size - 1 : next - 1) + 10, 'Rget after Rput (second element)');
+  t.check(old[0]! % 5 === 0 && old[0]! < 5 * size, `Rget_accumulate fetched a multiple of 5 (${old[0]})`);
+  win.Unlock_all();
+  comm.Barrier();
+  win.Lock_all();
+  const check = new Int32Array(2);
+  win.Get(check, 0, [4, 2, MPI.INT]);
+  win.Flush(0);
+  t.equal(check[0], size, 'Raccumulate total at rank 0');
+  t.equal(check[1], 5 * size, 'Rget_accumulate total at rank 0');
+  win.Unlock_all();
+  win.Free();
 }
 
 // 6. Allocate_shared: every rank's part by plain loads and stores through Shared_query, and
