@@ -14,6 +14,7 @@ import type { World } from '../../mpid/world.js';
 import { NodeRegion } from '../../mpid/node-region.js';
 import { RMA_METHOD } from '../config.js';
 import { AtomicViews } from './atomic.js';
+import { walk } from '../dtype/cursor.js';
 
 /** Parts of a shared window start on cache-line boundaries. */
 const PART_ALIGN = 64;
@@ -41,8 +42,7 @@ const PART_ALIGN = 64;
  * element (SCI-MPICH emulated every accumulate too). TSMPI_RMA_METHOD=emulated sends Put and Get
  * through the agent as well, for comparison.
  *
- * What this part does not do yet (each raises MPI.ERR_UNSUPPORTED_OPERATION): Create_dynamic,
- * derived target datatypes; and, without an error, the gathered
+ * What this part does not do yet (raises MPI.ERR_UNSUPPORTED_OPERATION): Create_dynamic; and, without an error, the gathered
  * method, remote-put for large gets, the hybrid lock of research 004, and progress of a target
  * that does not call MPI for what goes through its agent (the agent runs inside its own MPI
  * calls and awaits).
@@ -80,7 +80,8 @@ const UNLOCK = 8;
 const COMPLETE = 9;
 /** Tag of POSTED on the reply context (operation ids, the other reply tags, stay below it). */
 const POSTED_TAG = 0x3fffffff;
-const HEADER_DOUBLES = 6;
+/** id, byte offset, count, datatype, op, has-data flag, blocks of a derived target type (0: contiguous). */
+const HEADER_DOUBLES = 7;
 const HEADER_BYTES = HEADER_DOUBLES * 8;
 
 const DATATYPES: readonly Datatype[] = Object.values(Datatypes);
@@ -395,8 +396,17 @@ export class Win {
         : origin !== null ? this.decode(call, origin, 0) : null;
     const into = result !== null ? this.decode(call, result, 1) : null;
     const ref = into ?? data!;
-    const [disp, count, dt] = this.target(call, target, ref, fixedCount);
-    const bytes = count * dt.size;
+    const [disp, count, tdt] = this.target(call, target, ref, fixedCount);
+    const bytes = count * tdt.size;
+    // A derived target type travels as its list of (offset, length) blocks; operations apply
+    // to its basic elements, so they are described by the predefined type of that kind.
+    const blocks = tdt.predefined ? null : blocksOf(tdt, count);
+    const dt = tdt.predefined ? tdt : basicOf(tdt);
+    if (dt === null || (kind === CAS && !tdt.predefined)) {
+      this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${tdt.name} mixes basic types; one-sided operations here ` +
+        'take a predefined type or one derived from a single basic type');
+    }
+    const elements = bytes / dt.size;
     if (kind !== CAS && data !== null && data.bytes.length < bytes && kind !== GET) {
       this.fail(call, ErrorClass.ERR_COUNT, `the origin buffer holds ${data.bytes.length} bytes, the target range ${bytes}`);
     }
@@ -404,8 +414,10 @@ export class Win {
       this.fail(call, ErrorClass.ERR_COUNT, `the result buffer holds ${into.bytes.length} bytes, the target range ${bytes}`);
     }
     const offset = disp * this.units[targetRank]!;
-    if (offset < 0 || offset + bytes > this.sizes[targetRank]!) {
-      this.fail(call, ErrorClass.ERR_RMA_RANGE, `target range [${offset}, ${offset + bytes}) bytes is outside rank ${targetRank}'s ` +
+    const lo = offset + (blocks !== null ? blocks.lo : 0);
+    const hi = offset + (blocks !== null ? blocks.hi : bytes);
+    if (bytes > 0 && (lo < 0 || hi > this.sizes[targetRank]!)) {
+      this.fail(call, ErrorClass.ERR_RMA_RANGE, `target range [${lo}, ${hi}) bytes is outside rank ${targetRank}'s ` +
         `window of ${this.sizes[targetRank]} bytes (disp ${disp} x disp_unit ${this.units[targetRank]})`);
     }
     if (op !== null) {
@@ -413,7 +425,12 @@ export class Win {
       const bad = op.checkType(dt);
       if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
     }
-    if (this.direct) {
+    if (this.direct && blocks !== null && kind !== CAS) {
+      this.directBlocks(kind, this.shared!.offsets[targetRank]! + offset, blocks.list, dt, op,
+        data !== null ? data.bytes : null, into !== null ? into.bytes : null);
+      return null;
+    }
+    if (this.direct && blocks === null) {
       // Direct access (003b §3.2a): done when the call returns, without the target.
       const at = this.shared!.offsets[targetRank]! + offset;
       if (kind === PUT) {
@@ -428,7 +445,7 @@ export class Win {
         if (kind === CAS) {
           this.atomics!.compareAndSwap(dt, at, data!.bytes.subarray(0, bytes), data!.bytes.subarray(bytes, 2 * bytes), into!.bytes);
         } else {
-          this.atomics!.apply(op!, dt, at, count, data !== null ? data.bytes : null, into !== null ? into.bytes : null);
+          this.atomics!.apply(op!, dt, at, elements, data !== null ? data.bytes : null, into !== null ? into.bytes : null);
         }
         return null;
       }
@@ -438,19 +455,23 @@ export class Win {
     const id = this.nextId;
     this.nextId = (this.nextId + 1) % POSTED_TAG;
     const payload = kind === PUT || kind === ACC || (kind === GET_ACC && data !== null) ? bytes : kind === CAS ? 2 * bytes : 0;
-    if (this.scratch.length < HEADER_BYTES + payload) {
-      this.scratch = new Uint8Array(2 * (HEADER_BYTES + payload));
+    const listBytes = blocks !== null ? blocks.list.length * 8 : 0;
+    const total = HEADER_BYTES + listBytes + payload;
+    if (this.scratch.length < total) {
+      this.scratch = new Uint8Array(2 * total);
       this.scratchHeader = new Float64Array(this.scratch.buffer, 0, HEADER_DOUBLES);
     }
-    const msg = this.scratch.subarray(0, HEADER_BYTES + payload);
+    const msg = this.scratch.subarray(0, total);
     const h = this.scratchHeader;
     h[0] = id;
     h[1] = offset;
-    h[2] = count;
+    h[2] = elements;
     h[3] = DATATYPES.indexOf(dt);
     h[4] = op !== null ? OPS.indexOf(op) : -1;
     h[5] = data === null ? 0 : 1;
-    if (payload > 0) msg.set(data!.bytes.subarray(0, payload), HEADER_BYTES);
+    h[6] = blocks !== null ? blocks.list.length / 2 : 0;
+    if (blocks !== null) msg.set(new Uint8Array(blocks.list.buffer, 0, listBytes), HEADER_BYTES);
+    if (payload > 0) msg.set(data!.bytes.subarray(0, payload), HEADER_BYTES + listBytes);
     let reply: CoreRequest | null = null;
     if (into !== null) {
       reply = this.world.engine.irecv(into.bytes.subarray(0, bytes), this.replyCore.ctx, targetRank, id);
@@ -481,9 +502,8 @@ export class Win {
     else if (target !== undefined && target !== null) this.fail(call, ErrorClass.ERR_ARG, 'target must be [disp, count, datatype] or a displacement');
     if (!Number.isInteger(disp)) this.fail(call, ErrorClass.ERR_DISP, `target displacement ${disp} is not an integer`);
     if (!Number.isInteger(count) || count < 0) this.fail(call, ErrorClass.ERR_COUNT, `target count ${count} is not a count`);
-    if (!(dt instanceof Datatype) || !dt.predefined || DATATYPES.indexOf(dt) <= 0) {
-      this.unsupported(call, `target datatype ${dt instanceof Datatype ? dt.name : String(dt)}: derived target datatypes`);
-    }
+    if (!(dt instanceof Datatype) || dt === Datatypes.DATATYPE_NULL) this.fail(call, ErrorClass.ERR_TYPE, 'the target datatype is not a datatype');
+    if (!dt.isCommitted) this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${dt.name} is not committed (or was freed)`);
     return [disp, count, dt];
   }
 
@@ -779,8 +799,16 @@ export class Win {
     const dt = DATATYPES[h[3]!]!;
     const op = h[4]! >= 0 ? OPS[h[4]!]! : null;
     const bytes = count * (dt?.size ?? 0);
-    const data = msg.subarray(HEADER_BYTES);
+    const nBlocks = h[6]!;
     const mem = this.memory;
+    if (nBlocks > 0) {
+      // A derived target type: its blocks, then the packed data.
+      const list = new Float64Array(msg.slice(HEADER_BYTES, HEADER_BYTES + nBlocks * 16).buffer);
+      const data = msg.subarray(HEADER_BYTES + nBlocks * 16);
+      this.applyBlocks(origin, kind, id, offset, list, dt, op, h[5] === 1 ? data : null, bytes);
+      return;
+    }
+    const data = msg.subarray(HEADER_BYTES);
     switch (kind) {
       case PUT:
         mem.set(data.subarray(0, bytes), offset);
@@ -823,6 +851,49 @@ export class Win {
         return;
       default:
         abortJob(1, `tsmpi: window agent got request kind ${kind} from rank ${origin}`);
+    }
+  }
+
+  /** The agent's side of an operation on a derived target type. */
+  private applyBlocks(origin: number, kind: number, id: number, offset: number, list: Float64Array, dt: Datatype, op: Op | null,
+                      data: Uint8Array | null, bytes: number): void {
+    const mem = this.memory;
+    let fetched: Uint8Array | null = null;
+    if (kind === GET || kind === GET_ACC) {
+      fetched = new Uint8Array(bytes);
+      for (let b = 0, at = 0; b < list.length; b += 2) {
+        fetched.set(mem.subarray(offset + list[b]!, offset + list[b]! + list[b + 1]!), at);
+        at += list[b + 1]!;
+      }
+      this.replyTo(origin, id, fetched);
+    }
+    if (data === null || kind === GET) return;
+    for (let b = 0, at = 0; b < list.length; b += 2) {
+      const o = offset + list[b]!;
+      const len = list[b + 1]!;
+      if (kind === PUT) mem.set(data.subarray(at, at + len), o);
+      else op!.apply(data.subarray(at, at + len), mem.subarray(o, o + len), len / dt.size, dt);
+      at += len;
+    }
+  }
+
+  /** Direct access with a derived target type: the same walk over the blocks, in the shared segment. */
+  private directBlocks(kind: number, base: number, list: Float64Array, dt: Datatype, op: Op | null,
+                       data: Uint8Array | null, into: Uint8Array | null): void {
+    const seg = this.shared!.bytes;
+    for (let b = 0, at = 0; b < list.length; b += 2) {
+      const o = base + list[b]!;
+      const len = list[b + 1]!;
+      if (kind === PUT) seg.set(data!.subarray(at, at + len), o);
+      else if (kind === GET) into!.set(seg.subarray(o, o + len), at);
+      else if (AtomicViews.directFor(dt, o)) {
+        this.atomics!.apply(op!, dt, o, len / dt.size, data !== null ? data.subarray(at, at + len) : null,
+          into !== null ? into.subarray(at, at + len) : null);
+      } else {
+        this.fail('Accumulate', ErrorClass.ERR_RMA_RANGE, `element at byte ${o - base} of the target type is not aligned to ` +
+          `its ${dt.size}-byte basic type`);
+      }
+      at += len;
     }
   }
 
@@ -904,10 +975,6 @@ export class Win {
     return this.reqCore.worldRanks.indexOf(w);
   }
 
-  private unsupported(call: string, what: string): never {
-    return this.fail(call, ErrorClass.ERR_UNSUPPORTED_OPERATION, `${what} are not built yet (issue 6)`);
-  }
-
   private fail(call: string, errorClass: number, message: string): never {
     const exception = new MPIException(errorClass, `Win.${call}: ${message}`);
     if (!this.errhandler.isFatal || runtime.phase !== 'running') throw exception;
@@ -935,4 +1002,32 @@ export function setDefaultComm(comm: Intracomm): void {
 }
 function runtimeComm(): Intracomm {
   return worldComm!;
+}
+
+/**
+ * The (offset, length) blocks of `count` instances of a derived type, in type-map order, with
+ * neighbours merged, and the lowest and highest byte touched.
+ */
+function blocksOf(dt: Datatype, count: number): { list: Float64Array; lo: number; hi: number } {
+  const out: number[] = [];
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const base = i * dt.extent;
+    walk(dt.flat, 0, 0, 0, dt.size, (mem: number, _packed: number, len: number) => {
+      const o = base + mem;
+      const last = out.length - 2;
+      if (last >= 0 && out[last]! + out[last + 1]! === o) out[last + 1]! += len;
+      else out.push(o, len);
+      if (o < lo) lo = o;
+      if (o + len > hi) hi = o + len;
+    });
+  }
+  return { list: Float64Array.from(out), lo: out.length > 0 ? lo : 0, hi: out.length > 0 ? hi : 0 };
+}
+
+/** The predefined type of a derived type's single basic kind, or null when it mixes kinds. */
+function basicOf(dt: Datatype): Datatype | null {
+  const match = DATATYPES.find((t) => t.predefined && t.kind === dt.kind && t !== Datatypes.DATATYPE_NULL && t !== Datatypes.PACKED);
+  return match ?? null;
 }
