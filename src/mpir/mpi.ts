@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { addon } from '../native/addon.js';
 import * as rma from './rma/win.js';
 import { Win, setDefaultComm } from './rma/win.js';
 import { performance } from 'node:perf_hooks';
@@ -168,5 +169,9 @@ export const MPI = {
   WIN_UNIFIED: rma.WIN_UNIFIED,
   /** Memory for windows: a SharedArrayBuffer (the devices expose any memory through the window agent). */
   Alloc_mem: (size: number): SharedArrayBuffer => new SharedArrayBuffer(size),
+  /** The address of a buffer's first byte (for dynamic windows and MPI_Aint arithmetic). */
+  Get_address: (location: ArrayBufferView | ArrayBufferLike): number =>
+    addon.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
+      : new Uint8Array(location)),
   Free_mem: (_memory: unknown): void => {},
 } as const;

@@ -15,6 +15,7 @@ import { NodeRegion } from '../../mpid/node-region.js';
 import { RMA_METHOD } from '../config.js';
 import { AtomicViews } from './atomic.js';
 import { walk } from '../dtype/cursor.js';
+import { addon } from '../../native/addon.js';
 
 /** Parts of a shared window start on cache-line boundaries. */
 const PART_ALIGN = 64;
@@ -42,7 +43,7 @@ const PART_ALIGN = 64;
  * element (SCI-MPICH emulated every accumulate too). TSMPI_RMA_METHOD=emulated sends Put and Get
  * through the agent as well, for comparison.
  *
- * What this part does not do yet (raises MPI.ERR_UNSUPPORTED_OPERATION): Create_dynamic; and, without an error, the gathered
+ * What this part does not do yet: and, without an error, the gathered
  * method, remote-put for large gets, the hybrid lock of research 004, and progress of a target
  * that does not call MPI for what goes through its agent (the agent runs inside its own MPI
  * calls and awaits).
@@ -134,6 +135,8 @@ export class Win {
   private scratch = new Uint8Array(HEADER_BYTES + 256);
   private scratchHeader = new Float64Array(this.scratch.buffer, 0, HEADER_DOUBLES);
   private readonly specs = [new BufferSpec(), new BufferSpec(), new BufferSpec()];
+  /** Dynamic windows: the memory attached, by absolute address. */
+  private readonly attached: { bytes: Uint8Array; address: number; owner: object }[] = [];
   /** Requests of Rget / Rget_accumulate handed to the user, until the next flush. */
   private readonly userRequests: Request[] = [];
   /** Shared windows: the node segment holding every rank's part, and each part's offset in it. */
@@ -210,9 +213,37 @@ export class Win {
     return Win.make(c, call, null, null, dispUnit, WIN_FLAVOR_SHARED, size);
   }
 
+  /**
+   * Collective: a window without memory; each rank attaches memory with Attach, and origins
+   * address it by absolute address (MPI.Get_address at the target, sent to them), disp_unit 1.
+   * Operations go through the target's agent, which finds the attached region.
+   */
   static Create_dynamic(_info: unknown = null, comm?: Intracomm): Win {
-    return (comm ?? runtimeComm()).fail('Win.Create_dynamic', ErrorClass.ERR_UNSUPPORTED_OPERATION,
-      'dynamic windows are not built yet (issue 6); use Win.Create or Win.Allocate');
+    const c = comm ?? runtimeComm();
+    const none = new Uint8Array(0);
+    return Win.make(c, 'Win.Create_dynamic', none, none, 1, WIN_FLAVOR_DYNAMIC);
+  }
+
+  /** Dynamic windows: exposes `memory` (local; no other rank takes part). */
+  Attach(memory: unknown): void {
+    this.live('Attach');
+    if (this.flavor !== WIN_FLAVOR_DYNAMIC) this.fail('Attach', ErrorClass.ERR_RMA_FLAVOR, 'Attach needs a window from Win.Create_dynamic');
+    const bytes = bytesOf(memory);
+    if (bytes === null) this.fail('Attach', ErrorClass.ERR_BUFFER, 'memory must be a typed array, DataView, Buffer or ArrayBuffer');
+    const address = addon.addressOf(bytes);
+    for (const a of this.attached) {
+      if (address < a.address + a.bytes.length && a.address < address + bytes.length) {
+        this.fail('Attach', ErrorClass.ERR_RMA_ATTACH, `memory at ${address} overlaps memory attached before`);
+      }
+    }
+    this.attached.push({ bytes, address, owner: memory as object });
+  }
+
+  Detach(memory: unknown): void {
+    this.live('Detach');
+    const i = this.attached.findIndex((a) => a.owner === memory);
+    if (i < 0) this.fail('Detach', ErrorClass.ERR_RMA_ATTACH, 'this memory is not attached to the window');
+    this.attached.splice(i, 1);
   }
 
   /** bytes === null: a shared window of `sharedSize` bytes per rank, in a node segment made here. */
@@ -416,7 +447,7 @@ export class Win {
     const offset = disp * this.units[targetRank]!;
     const lo = offset + (blocks !== null ? blocks.lo : 0);
     const hi = offset + (blocks !== null ? blocks.hi : bytes);
-    if (bytes > 0 && (lo < 0 || hi > this.sizes[targetRank]!)) {
+    if (bytes > 0 && this.flavor !== WIN_FLAVOR_DYNAMIC && (lo < 0 || hi > this.sizes[targetRank]!)) {
       this.fail(call, ErrorClass.ERR_RMA_RANGE, `target range [${lo}, ${hi}) bytes is outside rank ${targetRank}'s ` +
         `window of ${this.sizes[targetRank]} bytes (disp ${disp} x disp_unit ${this.units[targetRank]})`);
     }
@@ -794,18 +825,23 @@ export class Win {
   private apply(origin: number, kind: number, msg: Uint8Array): void {
     const h = new Float64Array(msg.buffer, msg.byteOffset, HEADER_DOUBLES);
     const id = h[0]!;
-    const offset = h[1]!;
     const count = h[2]!;
     const dt = DATATYPES[h[3]!]!;
     const op = h[4]! >= 0 ? OPS[h[4]!]! : null;
     const bytes = count * (dt?.size ?? 0);
     const nBlocks = h[6]!;
-    const mem = this.memory;
+    let mem = this.memory;
+    let offset = h[1]!;
+    if (this.flavor === WIN_FLAVOR_DYNAMIC && kind <= CAS) {
+      const region = this.regionAt(origin, offset, nBlocks > 0 ? this.blockSpan(msg, nBlocks) : bytes);
+      mem = region.bytes;
+      offset -= region.address;
+    }
     if (nBlocks > 0) {
       // A derived target type: its blocks, then the packed data.
       const list = new Float64Array(msg.slice(HEADER_BYTES, HEADER_BYTES + nBlocks * 16).buffer);
       const data = msg.subarray(HEADER_BYTES + nBlocks * 16);
-      this.applyBlocks(origin, kind, id, offset, list, dt, op, h[5] === 1 ? data : null, bytes);
+      this.applyBlocks(mem, origin, kind, id, offset, list, dt, op, h[5] === 1 ? data : null, bytes);
       return;
     }
     const data = msg.subarray(HEADER_BYTES);
@@ -855,9 +891,8 @@ export class Win {
   }
 
   /** The agent's side of an operation on a derived target type. */
-  private applyBlocks(origin: number, kind: number, id: number, offset: number, list: Float64Array, dt: Datatype, op: Op | null,
-                      data: Uint8Array | null, bytes: number): void {
-    const mem = this.memory;
+  private applyBlocks(mem: Uint8Array, origin: number, kind: number, id: number, offset: number, list: Float64Array, dt: Datatype,
+                      op: Op | null, data: Uint8Array | null, bytes: number): void {
     let fetched: Uint8Array | null = null;
     if (kind === GET || kind === GET_ACC) {
       fetched = new Uint8Array(bytes);
@@ -895,6 +930,23 @@ export class Win {
       }
       at += len;
     }
+  }
+
+  /** Dynamic windows: the attached region holding [address, address + span); an erroneous access ends the job. */
+  private regionAt(origin: number, address: number, span: number): { bytes: Uint8Array; address: number } {
+    for (const a of this.attached) {
+      if (address >= a.address && address + span <= a.address + a.bytes.length) return a;
+    }
+    return abortJob(1, `tsmpi: rank ${this.reqCore.rank}: MPI.ERR_RMA_RANGE: rank ${origin} accessed [${address}, ` +
+      `${address + span}) of a dynamic window where no attached memory lies`);
+  }
+
+  /** The highest byte a derived-type block list in a message reaches (dynamic windows). */
+  private blockSpan(msg: Uint8Array, nBlocks: number): number {
+    const list = new Float64Array(msg.slice(HEADER_BYTES, HEADER_BYTES + nBlocks * 16).buffer);
+    let hi = 0;
+    for (let b = 0; b < list.length; b += 2) hi = Math.max(hi, list[b]! + list[b + 1]!);
+    return hi;
   }
 
   private lockTypeOf(h: Float64Array): number {

@@ -178,6 +178,32 @@ for (const make of [() => MPI.Win.Create(new Int32Array(8), 4, MPI.INFO_NULL, co
   win.Free();
 }
 
+// 8. Dynamic windows: memory attached after creation, addressed by MPI.Get_address.
+{
+  const win = MPI.Win.Create_dynamic(MPI.INFO_NULL, comm);
+  const mem = new Float64Array(4);
+  win.Attach(mem);
+  const addresses = new Float64Array(size);
+  comm.Allgather(Float64Array.of(MPI.Get_address(mem)), addresses);
+  const next = (rank + 1) % size;
+  win.Fence();
+  win.Put(Float64Array.of(rank + 0.5), next, [addresses[next]! + 8, 1, MPI.DOUBLE]);
+  win.Accumulate(Float64Array.of(2), 0, [addresses[0]! + 24, 1, MPI.DOUBLE], MPI.SUM);
+  win.Fence();
+  const prev = (rank + size - 1) % size;
+  t.equal(mem[1], prev + 0.5, 'Put into attached memory');
+  if (rank === 0) t.equal(mem[3], 2 * size, 'Accumulate into attached memory');
+  const got = new Float64Array(1);
+  win.Get(got, next, [addresses[next]! + 8, 1, MPI.DOUBLE]);
+  win.Fence();
+  t.equal(got[0], rank + 0.5, 'Get from attached memory');
+  win.Set_errhandler(MPI.ERRORS_RETURN);
+  t.throws(() => win.Detach(new Float64Array(1)), MPI.ERR_RMA_ATTACH, /not attached/, 'Detach of memory never attached');
+  t.throws(() => win.Attach(mem.subarray(1, 2)), MPI.ERR_RMA_ATTACH, /overlaps/, 'Attach of overlapping memory');
+  win.Detach(mem);
+  win.Free();
+}
+
 // 6. Allocate_shared: every rank's part by plain loads and stores through Shared_query, and
 //    Put/Get into it (direct unless TSMPI_RMA_METHOD=emulated); ERR_RMA_SHARED across nodes.
 {

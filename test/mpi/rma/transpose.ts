@@ -67,6 +67,7 @@ for (const flavor of ['allocate', 'create'] as const) {
     for (const k of picks) t.equal(mine[k], size, `${flavor}: accumulate through the indexed type at ${k}`);
     t.equal(mine[1], 0, `${flavor}: elements between the picks are untouched`);
   }
+  comm.Barrier(); // rank 0 has checked before anyone goes on to the Get_accumulate below
   // Get_accumulate through a vector (every other of 4 elements of block 0's last row).
   const pair = MPI.DOUBLE.Create_vector(2, 1, 2).Commit();
   const old = new Float64Array(2);
