@@ -43,6 +43,8 @@ export class World {
     readonly shmem: ShmemDevice,
     /** ch_sci, when this rank runs it (tsmpiexec --sci-nodes, or TSMPI_DEVICE=sci). */
     readonly sci: SciDevice | null,
+    /** Ranks of one node talk through ch_shmem (false under TSMPI_DEVICE=sci); the same on every rank. */
+    readonly nodesUseSharedMemory: boolean,
   ) {}
 
   get rank(): number { return this.pm.rank; }
@@ -132,7 +134,7 @@ export class World {
       const devices: Device[] = sci !== null ? [self, shmem, sci] : [self, shmem];
       const engine = new Engine(pm.rank, devices, deviceOf);
       const progress = new Progress(engine, wake, Progress.spinBudgetFor(machineRanks, spinPolls), sleepTimeout);
-      return new World(pm, jobId, cards, own, peers, engine, progress, shmem, sci);
+      return new World(pm, jobId, cards, own, peers, engine, progress, shmem, sci, !allSci);
     } catch (e) {
       own.unlink();
       if (sci !== null) sci.abandon();

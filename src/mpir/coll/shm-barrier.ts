@@ -90,11 +90,22 @@ export function balancedFanin(nodes: number, fanin: number): number {
 const faninSetting = COLL_BARRIER_FANIN.read();
 const groupSize = COLL_BARRIER_GROUP.read();
 
-/** Whether the algorithm applies: some node holds two or more of the communicator's ranks. */
+/**
+ * Whether the algorithm applies: some node holds two or more of the communicator's ranks, and
+ * ranks of a node talk through shared memory (not under TSMPI_DEVICE=sci). Every rank must
+ * reach the same answer, so it comes from the business cards, which all ranks share, and not
+ * from what this rank maps (a rank alone on its node would otherwise pick another algorithm
+ * than the others and the barrier would never end).
+ */
 export function shmBarrierUseful(core: CommCore, world: World): boolean {
-  let local = 0;
-  for (let r = 0; r < core.size; r++) if (world.sharesMemoryWith(core.worldRanks[r]!)) local++;
-  return local >= 2;
+  if (!world.nodesUseSharedMemory) return false;
+  const seen = new Set<string>();
+  for (let r = 0; r < core.size; r++) {
+    const node = world.cards[core.worldRanks[r]!]!.nodeId;
+    if (seen.has(node)) return true;
+    seen.add(node);
+  }
+  return false;
 }
 
 export function barrierShmCounter(s: Schedule, world: World): void {
