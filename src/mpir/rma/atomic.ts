@@ -60,8 +60,8 @@ export class AtomicViews {
     for (let i = 0; i < count; i++) {
       const at = byteOffset / size + i;
       if (kind === 'int64' || kind === 'uint64') this.apply64(op, kind, at, src, out, i * 8);
-      else if (kind === 'float32') this.applyFloat32(op, at, src, out, i * 4);
-      else if (kind === 'float64') this.applyFloat64(op, at, src, out, i * 8);
+      else if (kind === 'float32') this.applyFloat(op, false, at, src, out, i * 4);
+      else if (kind === 'float64') this.applyFloat(op, true, at, src, out, i * 8);
       else this.applyInt(op, kind, at, src, out, i * size);
     }
   }
@@ -133,32 +133,35 @@ export class AtomicViews {
     }
   }
 
-  private applyFloat32(op: Op, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
-    const operand = src !== null ? src.getFloat32(srcAt, true) : 0;
+  /**
+   * Floating point: a compare-exchange loop on the element's integer image (32 bits through
+   * Int32Array, 64 through BigInt64Array), converted through a one-element scratch array.
+   */
+  private applyFloat(op: Op, wide: boolean, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
+    const operand = src === null ? 0 : wide ? src.getFloat64(srcAt, true) : src.getFloat32(srcAt, true);
     for (;;) {
-      const bits = Atomics.load(this.i32, at);
-      this.f32bits[0] = bits;
-      const old = this.f32[0]!;
-      if (op !== Ops.NO_OP) {
-        this.f32[0] = floatOp(op, old, operand);
-        if (Atomics.compareExchange(this.i32, at, bits, this.f32bits[0]!) !== bits) continue;
+      let old: number;
+      if (wide) {
+        const bits = Atomics.load(this.i64, at);
+        this.f64bits[0] = bits;
+        old = this.f64[0]!;
+        if (op !== Ops.NO_OP) {
+          this.f64[0] = floatOp(op, old, operand);
+          if (Atomics.compareExchange(this.i64, at, bits, this.f64bits[0]!) !== bits) continue;
+        }
+      } else {
+        const bits = Atomics.load(this.i32, at);
+        this.f32bits[0] = bits;
+        old = this.f32[0]!;
+        if (op !== Ops.NO_OP) {
+          this.f32[0] = floatOp(op, old, operand);
+          if (Atomics.compareExchange(this.i32, at, bits, this.f32bits[0]!) !== bits) continue;
+        }
       }
-      if (out !== null) out.setFloat32(srcAt, old, true);
-      return;
-    }
-  }
-
-  private applyFloat64(op: Op, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
-    const operand = src !== null ? src.getFloat64(srcAt, true) : 0;
-    for (;;) {
-      const bits = Atomics.load(this.i64, at);
-      this.f64bits[0] = bits;
-      const old = this.f64[0]!;
-      if (op !== Ops.NO_OP) {
-        this.f64[0] = floatOp(op, old, operand);
-        if (Atomics.compareExchange(this.i64, at, bits, this.f64bits[0]!) !== bits) continue;
+      if (out !== null) {
+        if (wide) out.setFloat64(srcAt, old, true);
+        else out.setFloat32(srcAt, old, true);
       }
-      if (out !== null) out.setFloat64(srcAt, old, true);
       return;
     }
   }
