@@ -1,5 +1,5 @@
 import { type Request as CoreRequest, MODE_STANDARD, STATE_DONE } from '../../mpid/request.js';
-import { BufferSpec, decodeBuffer } from '../buffer.js';
+import { BufferSpec, decodeBuffer, expectUnpack, finishUnpack, type NonContiguous } from '../buffer.js';
 import type { CommCore, Intracomm } from '../comm.js';
 import { Datatype, Datatypes } from '../datatype.js';
 import { Errhandler } from '../errhandler.js';
@@ -459,6 +459,7 @@ export class Win {
     if (this.direct && blocks !== null && kind !== CAS) {
       this.directBlocks(kind, this.shared!.offsets[targetRank]! + offset, blocks.list, dt, op,
         data !== null ? data.bytes : null, into !== null ? into.bytes : null);
+      if (into !== null) this.unpackNow(into);
       return null;
     }
     if (this.direct && blocks === null) {
@@ -470,6 +471,7 @@ export class Win {
       }
       if (kind === GET) {
         into!.bytes.set(this.shared!.bytes.subarray(at, at + bytes), 0);
+        this.unpackNow(into!);
         return null;
       }
       if (AtomicViews.directFor(dt, at)) {
@@ -478,6 +480,7 @@ export class Win {
         } else {
           this.atomics!.apply(op!, dt, at, elements, data !== null ? data.bytes : null, into !== null ? into.bytes : null);
         }
+        if (into !== null) this.unpackNow(into);
         return null;
       }
       // Pair types (MAXLOC, MINLOC) and unaligned elements: through the agent, which is atomic
@@ -506,6 +509,7 @@ export class Win {
     let reply: CoreRequest | null = null;
     if (into !== null) {
       reply = this.world.engine.irecv(into.bytes.subarray(0, bytes), this.replyCore.ctx, targetRank, id);
+      expectUnpack(reply, into);
       if (!userRequest) {
         let list = this.pendingReplies.get(targetRank);
         if (list === undefined) this.pendingReplies.set(targetRank, (list = []));
@@ -538,11 +542,21 @@ export class Win {
     return [disp, count, dt];
   }
 
-  /** Decodes into scratch spec `slot` (0 origin, 1 result, 2 compare): valid until the next call with that slot. */
+  /**
+   * Decodes into scratch spec `slot` (0 origin, 1 result, 2 compare): valid until the next call
+   * with that slot. A non-contiguous origin is packed into a temporary buffer (data sent) or
+   * gets one to receive into (results, unpacked when they arrive).
+   */
   private decode(call: string, arg: unknown, slot: number): BufferSpec {
     const spec = this.specs[slot]!;
-    if (!decodeBuffer(arg, spec, 'refuse')) this.fail(call, spec.errorClass, spec.error);
+    const mode: NonContiguous = slot === 1 ? 'unpack' : 'pack';
+    if (!decodeBuffer(arg, spec, mode)) this.fail(call, spec.errorClass, spec.error);
     return spec;
+  }
+
+  /** A non-contiguous result decoded into a temporary buffer: unpack it into the user's memory now. */
+  private unpackNow(spec: BufferSpec): void {
+    if (spec.needsUnpack !== null) spec.datatype.unpackTo(spec.bytes, 0, spec.count, 0, spec.bytes.length, spec.needsUnpack);
   }
 
   private send(targetRank: number, kind: number, msg: Uint8Array): void {
@@ -795,6 +809,7 @@ export class Win {
     if (list === undefined || list.length === 0) return;
     for (const r of list) {
       this.world.progress.wait(r);
+      finishUnpack(r);
       this.world.engine.free(r);
     }
     list.length = 0;

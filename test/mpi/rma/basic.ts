@@ -204,6 +204,33 @@ for (const make of [() => MPI.Win.Create(new Int32Array(8), 4, MPI.INFO_NULL, co
   win.Free();
 }
 
+// 9. Non-contiguous origins: Put from every third double, Get into every other one; both
+//    window kinds (agent and, on one node, direct).
+for (const make of [() => MPI.Win.Create(new Float64Array(8), 8, MPI.INFO_NULL, comm),
+  () => MPI.Win.Allocate(64, 8, MPI.INFO_NULL, comm)]) {
+  const win = make();
+  const memory = win.tomemory() as ArrayBufferView;
+  const mine = new Float64Array(memory.buffer, memory.byteOffset, 8);
+  const every3 = MPI.DOUBLE.Create_vector(4, 1, 3).Commit();
+  const every2 = MPI.DOUBLE.Create_vector(4, 1, 2).Commit();
+  const src = Float64Array.from({ length: 10 }, (_, i) => rank * 100 + i);
+  const next = (rank + 1) % size;
+  const prev = (rank + size - 1) % size;
+  win.Fence();
+  win.Put([src, 1, every3], next, [0, 4, MPI.DOUBLE]);
+  win.Fence();
+  for (let k = 0; k < 4; k++) t.equal(mine[k], prev * 100 + 3 * k, `Put from a strided origin, element ${k}`);
+  const dst = new Float64Array(8).fill(-1);
+  win.Get([dst, 1, every2], next, [0, 4, MPI.DOUBLE]);
+  win.Fence();
+  for (let k = 0; k < 8; k++) {
+    t.equal(dst[k], k % 2 === 0 ? rank * 100 + 3 * (k / 2) : -1, `Get into a strided origin, element ${k}`);
+  }
+  every3.Free();
+  every2.Free();
+  win.Free();
+}
+
 // 6. Allocate_shared: every rank's part by plain loads and stores through Shared_query, and
 //    Put/Get into it (direct unless TSMPI_RMA_METHOD=emulated); ERR_RMA_SHARED across nodes.
 {
