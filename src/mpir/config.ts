@@ -120,3 +120,12 @@ export const RMA_METHOD = declareChoice({
     'the target\'s agent) or emulated (everything through the agent, for comparison).',
   default: 'auto', choices: ['auto', 'emulated'] as const,
 });
+
+export const RMA_LOCK_POLICY = declareChoice({
+  name: 'TSMPI_RMA_LOCK_POLICY', layer,
+  description: 'Window locks of windows that span nodes (research 004): the lock is a word in the target\'s node segment; ' +
+    'ranks of that node take it with CPU atomics in cpu mode, the target\'s agent takes it for everyone in device mode ' +
+    '(FIFO, fair to other nodes). migrate: device mode when a rank of another node asks, cpu mode again when a rank of ' +
+    'the node asks (004\'s policy); cpu or device: stay in that mode.',
+  default: 'migrate', choices: ['migrate', 'cpu', 'device'] as const,
+});

@@ -12,8 +12,9 @@ import { Request } from '../request.js';
 import { abortJob } from '../abort.js';
 import type { World } from '../../mpid/world.js';
 import { NodeRegion } from '../../mpid/node-region.js';
-import { RMA_METHOD } from '../config.js';
+import { RMA_LOCK_POLICY, RMA_METHOD } from '../config.js';
 import { AtomicViews } from './atomic.js';
+import { COMM_TYPE_SHARED } from '../constants.js';
 import { walk } from '../dtype/cursor.js';
 import { addon } from '../../native/addon.js';
 
@@ -99,11 +100,30 @@ interface SharedSegment {
 const OPS: readonly Op[] = Object.values(Ops);
 
 /** The lock a target's agent keeps for its window part. */
+/** Lock requests the agent has not granted yet, in arrival order. */
 interface TargetLock {
-  exclusive: number;
-  shared: number;
   readonly waiting: { origin: number; type: number; tag: number }[];
+  /** Waiters from ranks of other nodes among them (migration back waits for none). */
+  remoteWaiting: number;
 }
+
+/**
+ * The lock words of a window that is not in one node segment (research 004's hybrid lock):
+ * every rank's lock lives in a line of its node's lock segment: LOCK_WORD (WRITER bit or the
+ * number of readers, the lock itself, whoever holds it), MODE_WORD (cpu: the node's ranks take
+ * LOCK_WORD with CPU atomics; device: they ask the agent like everyone else) and WAITING_WORD
+ * (the agent has requests blocked on LOCK_WORD: a local releaser wakes the target).
+ */
+interface LockWords {
+  readonly words: Int32Array;
+  /** Line index (in words) of each window rank on our node; -1 for ranks elsewhere. */
+  readonly lineOf: Int32Array;
+}
+const LOCK_WORD = 0;
+const MODE_WORD = 1;
+const WAITING_WORD = 2;
+const MODE_CPU = 0;
+const MODE_DEVICE = 1;
 
 type AccessEpoch = 'none' | 'fence' | 'start' | 'lock';
 
@@ -126,7 +146,10 @@ export class Win {
   private startGroup: Int32Array | null = null;
   private postGroup: Int32Array | null = null;
   private completesSeen = 0;
-  private readonly lock: TargetLock = { exclusive: -1, shared: 0, waiting: [] };
+  private readonly lock: TargetLock = { waiting: [], remoteWaiting: 0 };
+  private readonly lockPolicy = RMA_LOCK_POLICY.read();
+  /** Mode changes of our own lock (research 004's migrations), counted by our agent. */
+  lockMigrations = 0;
   private agentRequest: CoreRequest | null = null;
   /**
    * The origin's message buffer, reused by every operation: a message is copied into the device
@@ -139,12 +162,8 @@ export class Win {
   private readonly attached: { bytes: Uint8Array; address: number; owner: object }[] = [];
   /** Requests of Rget / Rget_accumulate handed to the user, until the next flush. */
   private readonly userRequests: Request[] = [];
-  /** Shared windows: the node segment holding every rank's part, and each part's offset in it. */
-  private shared: SharedSegment | null = null;
   /** Atomic element access to the shared segment (direct accumulates and atomics). */
   private atomics: AtomicViews | null = null;
-  /** Put and Get go by direct loads and stores (shared window, TSMPI_RMA_METHOD=auto). */
-  private direct = false;
   private readonly agent = { advance: () => this.serve() };
 
   private constructor(
@@ -157,7 +176,13 @@ export class Win {
     private readonly owner: ArrayBufferLike | ArrayBufferView,
     readonly dispUnit: number,
     readonly flavor: number,
+    private readonly shared: SharedSegment | null,
+    /** Put and Get go by direct loads and stores (shared window, TSMPI_RMA_METHOD=auto). */
+    private readonly direct: boolean,
+    /** Lock words in node segments (hybrid lock); every window that is not direct has them. */
+    private readonly lockWords: LockWords | null,
   ) {
+    if (direct) this.atomics = new AtomicViews(shared!.bytes.buffer);
     this.sizes = new Float64Array(reqCore.size);
     this.units = new Float64Array(reqCore.size);
     const mine = Float64Array.of(memory.length, dispUnit);
@@ -260,10 +285,12 @@ export class Win {
       bytes = shared.bytes.subarray(shared.offsets[me]!, shared.offsets[me]! + sharedSize);
       owner = bytes;
     }
-    const win = new Win(world, req, req.coreFor(call), reply.coreFor(call), reply, bytes, owner!, dispUnit, flavor);
-    win.shared = shared;
-    win.direct = shared !== null && RMA_METHOD.read() === 'auto';
-    if (win.direct) win.atomics = new AtomicViews(shared!.bytes.buffer);
+    // Everything the agent needs exists before the window is made: its hook may run from the
+    // first progress on, and other ranks may already send it requests.
+    const direct = shared !== null && RMA_METHOD.read() === 'auto';
+    const lockWords = direct ? null : Win.lockSegment(world, req, RMA_LOCK_POLICY.read() === 'device' ? MODE_DEVICE : MODE_CPU);
+    const win = new Win(world, req, req.coreFor(call), reply.coreFor(call), reply, bytes, owner!, dispUnit, flavor,
+      shared, direct, lockWords);
     return win;
   }
 
@@ -289,6 +316,33 @@ export class Win {
     req.Barrier();
     region?.unlink();
     return { bytes: new Uint8Array(mapped.words.buffer), offsets, locks: new Int32Array(mapped.words.buffer, 0, core.size) };
+  }
+
+  /**
+   * Collective over `req`: the lock lines of each node's ranks in one segment per node (made by
+   * the node's first rank, mapped by the others, name removed once all have); a process-local
+   * line when the node's ranks do not share memory (TSMPI_DEVICE=sci).
+   */
+  private static lockSegment(world: World, req: Intracomm, mode: number): LockWords {
+    const core = req.coreFor('Win');
+    const lineOf = new Int32Array(core.size).fill(-1);
+    if (!world.nodesUseSharedMemory) {
+      lineOf[core.rank] = 0;
+      const words = new Int32Array(new SharedArrayBuffer(64));
+      words[MODE_WORD] = mode;
+      return { words, lineOf };
+    }
+    const node = req.Split_type(COMM_TYPE_SHARED);
+    const nodeCore = node.coreFor('Win');
+    for (let i = 0; i < nodeCore.size; i++) lineOf[core.worldRanks.indexOf(nodeCore.worldRanks[i]!)] = i * 16;
+    const region = nodeCore.rank === 0 ? NodeRegion.create(world.jobId, world.rank, Math.max(64, nodeCore.size * 64)) : null;
+    if (region !== null) for (let i = 0; i < nodeCore.size; i++) region.words[i * 16 + MODE_WORD] = mode;
+    const name = node.bcast(region?.name ?? null, 0) as string;
+    const mapped = region ?? NodeRegion.open(name);
+    node.Barrier();
+    region?.unlink();
+    node.Free();
+    return { words: mapped.words, lineOf };
   }
 
   /** [memory of `rank`'s part, its disp_unit]: plain loads and stores reach it (shared windows). */
@@ -759,6 +813,18 @@ export class Win {
         if (this.world.engine.progress() === 0) Atomics.wait(words, rank, v, LOCK_NAP_MS);
       }
     }
+    const lw = this.lockWords!;
+    const line = lw.lineOf[rank]!;
+    // Hybrid lock, cpu mode, target on our node: the word with CPU atomics, no message.
+    while (line >= 0 && Atomics.load(lw.words, line + MODE_WORD) === MODE_CPU) {
+      const v = Atomics.load(lw.words, line + LOCK_WORD);
+      if (lockType === LOCK_EXCLUSIVE ? v === 0 : (v & WRITER) === 0) {
+        if (Atomics.compareExchange(lw.words, line + LOCK_WORD, v, lockType === LOCK_EXCLUSIVE ? WRITER : v + 1) === v) return;
+        continue;
+      }
+      if (this.world.engine.progress() === 0) Atomics.wait(lw.words, line + LOCK_WORD, v, LOCK_NAP_MS);
+    }
+    // Device mode, or a target on another node: the target's agent takes the word for us.
     const id = this.nextId;
     this.nextId = (this.nextId + 1) % POSTED_TAG;
     const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, rank, id);
@@ -774,6 +840,16 @@ export class Win {
       const words = this.shared!.locks;
       Atomics.sub(words, rank, lockType === LOCK_EXCLUSIVE ? WRITER : 1);
       Atomics.notify(words, rank);
+      return;
+    }
+    const lw = this.lockWords!;
+    const line = lw.lineOf[rank]!;
+    if (line >= 0) {
+      // The word is the lock whoever granted it: release it here; wake the target's agent if it
+      // waits for the word on behalf of others.
+      Atomics.sub(lw.words, line + LOCK_WORD, lockType === LOCK_EXCLUSIVE ? WRITER : 1);
+      Atomics.notify(lw.words, line + LOCK_WORD);
+      if (Atomics.load(lw.words, line + WAITING_WORD) !== 0) this.world.wakeLocal(this.reqCore.worldRanks[rank]!);
       return;
     }
     this.send(rank, UNLOCK, headerOnly(lockType));
@@ -834,6 +910,8 @@ export class Win {
       this.apply(origin, kind, msg);
       n++;
     }
+    // Requests blocked on a word held by ranks of our node: look again.
+    if (this.lock.waiting.length > 0) n += this.grantLocks();
     return n;
   }
 
@@ -888,15 +966,23 @@ export class Win {
       case FLUSH:
         this.replyTo(origin, id, new Uint8Array(0));
         return;
-      case LOCK:
+      case LOCK: {
+        const remote = this.lockWords!.lineOf[origin]! < 0;
         this.lock.waiting.push({ origin, type: this.lockTypeOf(h), tag: id });
+        if (remote) this.lock.remoteWaiting++;
+        // 004's policy: a rank of another node moves the lock to device mode; a rank of our node
+        // (it only asks while in device mode) moves it back once no other node waits.
+        if (this.lockPolicy === 'migrate') this.setLockMode(remote ? MODE_DEVICE : this.lock.remoteWaiting === 0 ? MODE_CPU : MODE_DEVICE);
         this.grantLocks();
         return;
-      case UNLOCK:
-        if (this.lockTypeOf(h) === LOCK_EXCLUSIVE) this.lock.exclusive = -1;
-        else this.lock.shared--;
+      }
+      case UNLOCK: {
+        const own = this.ownLockLine();
+        Atomics.sub(own.words, own.at + LOCK_WORD, this.lockTypeOf(h) === LOCK_EXCLUSIVE ? WRITER : 1);
+        Atomics.notify(own.words, own.at + LOCK_WORD);
         this.grantLocks();
         return;
+      }
       case COMPLETE:
         this.completesSeen++;
         return;
@@ -968,19 +1054,40 @@ export class Win {
     return h[1]!;
   }
 
-  /** Grants queued lock requests in order while they are compatible with the holders. */
-  private grantLocks(): void {
+  private ownLockLine(): { words: Int32Array; at: number } {
+    const lw = this.lockWords!;
+    return { words: lw.words, at: lw.lineOf[this.reqCore.rank]! };
+  }
+
+  private setLockMode(mode: number): void {
+    const own = this.ownLockLine();
+    if (Atomics.exchange(own.words, own.at + MODE_WORD, mode) !== mode) this.lockMigrations++;
+  }
+
+  /**
+   * Grants queued lock requests in order, taking the lock word for each (it may be held by
+   * ranks of our node that took it directly); stops at the first that must wait, and says so
+   * in WAITING_WORD so that their release wakes us. Returns the grants made.
+   */
+  private grantLocks(): number {
     const l = this.lock;
+    const own = this.ownLockLine();
+    let granted = 0;
     while (l.waiting.length > 0) {
       const w = l.waiting[0]!;
-      if (l.exclusive >= 0) return;
-      if (w.type === LOCK_EXCLUSIVE) {
-        if (l.shared > 0) return;
-        l.exclusive = w.origin;
-      } else l.shared++;
+      const v = Atomics.load(own.words, own.at + LOCK_WORD);
+      const free = w.type === LOCK_EXCLUSIVE ? v === 0 : (v & WRITER) === 0;
+      if (!free || Atomics.compareExchange(own.words, own.at + LOCK_WORD, v, w.type === LOCK_EXCLUSIVE ? WRITER : v + 1) !== v) {
+        Atomics.store(own.words, own.at + WAITING_WORD, 1);
+        return granted;
+      }
       l.waiting.shift();
+      if (this.lockWords!.lineOf[w.origin]! < 0) l.remoteWaiting--;
       this.replyTo(w.origin, w.tag, new Uint8Array(0));
+      granted++;
     }
+    Atomics.store(own.words, own.at + WAITING_WORD, 0);
+    return granted;
   }
 
   private replyTo(origin: number, tag: number, data: Uint8Array): void {
