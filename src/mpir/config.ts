@@ -117,8 +117,16 @@ export const RMA_METHOD = declareChoice({
   name: 'TSMPI_RMA_METHOD', layer,
   description: 'How window operations reach the target (003b §3.2): auto (Put and Get by direct loads and stores when ' +
     'the window lies in memory every rank of it maps, i.e. Allocate or Allocate_shared on one node; everything else by ' +
-    'the target\'s agent) or emulated (everything through the agent, for comparison).',
-  default: 'auto', choices: ['auto', 'emulated'] as const,
+    'the target\'s agent), emulated (everything through the agent, for comparison) or gather (through the agent, with ' +
+    'Puts and Accumulates of up to TSMPI_RMA_GATHER_MAX bytes collected per target and sent as one message at the next ' +
+    'synchronisation).',
+  default: 'auto', choices: ['auto', 'emulated', 'gather'] as const,
+});
+
+export const RMA_GATHER_MAX = declareInt({
+  name: 'TSMPI_RMA_GATHER_MAX', layer,
+  description: 'Largest Put or Accumulate (bytes) the gather method collects; larger ones go at once.',
+  default: 1024, min: 0, max: 1 << 30,
 });
 
 export const RMA_LOCK_POLICY = declareChoice({

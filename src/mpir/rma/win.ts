@@ -12,7 +12,7 @@ import { Request } from '../request.js';
 import { abortJob } from '../abort.js';
 import type { World } from '../../mpid/world.js';
 import { NodeRegion } from '../../mpid/node-region.js';
-import { RMA_LOCK_POLICY, RMA_METHOD } from '../config.js';
+import { RMA_GATHER_MAX, RMA_LOCK_POLICY, RMA_METHOD } from '../config.js';
 import { AtomicViews } from './atomic.js';
 import { COMM_TYPE_SHARED } from '../constants.js';
 import { walk } from '../dtype/cursor.js';
@@ -80,6 +80,8 @@ const FLUSH = 6;
 const LOCK = 7;
 const UNLOCK = 8;
 const COMPLETE = 9;
+/** Several gathered requests in one message: per request kind, length, then its bytes (8-aligned). */
+const BATCH = 10;
 /** Tag of POSTED on the reply context (operation ids, the other reply tags, stay below it). */
 const POSTED_TAG = 0x3fffffff;
 /** id, byte offset, count, datatype, op, has-data flag, blocks of a derived target type (0: contiguous). */
@@ -160,6 +162,14 @@ export class Win {
   private readonly specs = [new BufferSpec(), new BufferSpec(), new BufferSpec()];
   /** Dynamic windows: the memory attached, by absolute address. */
   private readonly attached: { bytes: Uint8Array; address: number; owner: object }[] = [];
+  /**
+   * The gather method (003b §3.2d, TSMPI_RMA_METHOD=gather): small Puts and Accumulates per
+   * target, sent as one BATCH message at the next synchronisation (or before any other request
+   * to that target, so the order stays). Not done: the thesis's sorting by origin address and
+   * merging of neighbouring transactions.
+   */
+  private readonly gatherMax = RMA_METHOD.read() === 'gather' ? RMA_GATHER_MAX.read() : -1;
+  private readonly batches = new Map<number, { buf: Uint8Array; len: number }>();
   /** Requests of Rget / Rget_accumulate handed to the user, until the next flush. */
   private readonly userRequests: Request[] = [];
   /** Atomic element access to the shared segment (direct accumulates and atomics). */
@@ -570,6 +580,12 @@ export class Win {
         list.push(reply);
       }
     }
+    if ((kind === PUT || kind === ACC) && payload <= this.gatherMax && blocks === null) {
+      this.gather(targetRank, kind, msg);
+      this.dirty.add(targetRank);
+      return null;
+    }
+    this.sendBatch(targetRank);
     this.send(targetRank, kind, msg);
     // A fetching operation's reply proves that the target applied it and everything we sent it
     // before (messages do not overtake): only operations without a reply need a FLUSH later.
@@ -618,6 +634,30 @@ export class Win {
     // The message is ours (not the user's buffer): the request frees itself when done.
     this.world.progress.wait(r);
     this.world.engine.free(r);
+  }
+
+  private gather(targetRank: number, kind: number, msg: Uint8Array): void {
+    let b = this.batches.get(targetRank);
+    if (b === undefined) this.batches.set(targetRank, (b = { buf: new Uint8Array(4096), len: 0 }));
+    const need = b.len + 16 + Math.ceil(msg.length / 8) * 8;
+    if (need > b.buf.length) {
+      const bigger = new Uint8Array(Math.max(need, 2 * b.buf.length));
+      bigger.set(b.buf.subarray(0, b.len));
+      b.buf = bigger;
+    }
+    const entry = new Float64Array(b.buf.buffer, b.len, 2);
+    entry[0] = kind;
+    entry[1] = msg.length;
+    b.buf.set(msg, b.len + 16);
+    b.len = need;
+  }
+
+  /** Sends what was gathered for `targetRank`, if anything, as one message. */
+  private sendBatch(targetRank: number): void {
+    const b = this.batches.get(targetRank);
+    if (b === undefined || b.len === 0) return;
+    this.send(targetRank, BATCH, b.buf.subarray(0, b.len));
+    b.len = 0;
   }
 
   private checkAccess(call: string, targetRank: number): void {
@@ -856,6 +896,7 @@ export class Win {
   }
 
   private flush(rank: number): void {
+    this.sendBatch(rank);
     if (this.dirty.has(rank)) {
       const id = this.nextId;
       this.nextId = (this.nextId + 1) % POSTED_TAG;
@@ -916,6 +957,16 @@ export class Win {
   }
 
   private apply(origin: number, kind: number, msg: Uint8Array): void {
+    if (kind === BATCH) {
+      // Gathered requests: each applied as if it had come alone, in order.
+      for (let at = 0; at < msg.length;) {
+        const entry = new Float64Array(msg.buffer, msg.byteOffset + at, 2);
+        const len = entry[1]!;
+        this.apply(origin, entry[0]!, msg.subarray(at + 16, at + 16 + len));
+        at += 16 + Math.ceil(len / 8) * 8;
+      }
+      return;
+    }
     const h = new Float64Array(msg.buffer, msg.byteOffset, HEADER_DOUBLES);
     const id = h[0]!;
     const count = h[2]!;
@@ -986,6 +1037,7 @@ export class Win {
       case COMPLETE:
         this.completesSeen++;
         return;
+
       default:
         abortJob(1, `tsmpi: window agent got request kind ${kind} from rank ${origin}`);
     }
