@@ -97,7 +97,8 @@ const LOCK_NAP_MS = 1;
 interface SharedSegment {
   readonly bytes: Uint8Array;
   readonly offsets: Float64Array;
-  readonly locks: Int32Array;
+  /** The lock lines of every rank's part (see LockWords), at the start of the segment. */
+  readonly locks: LockWords;
 }
 const OPS: readonly Op[] = Object.values(Ops);
 
@@ -121,6 +122,7 @@ interface LockWords {
   /** Line index (in words) of each window rank on our node; -1 for ranks elsewhere. */
   readonly lineOf: Int32Array;
 }
+const LOCK_LINE_WORDS = 16;
 const LOCK_WORD = 0;
 const MODE_WORD = 1;
 const WAITING_WORD = 2;
@@ -189,8 +191,8 @@ export class Win {
     private readonly shared: SharedSegment | null,
     /** Put and Get go by direct loads and stores (shared window, TSMPI_RMA_METHOD=auto). */
     private readonly direct: boolean,
-    /** Lock words in node segments (hybrid lock); every window that is not direct has them. */
-    private readonly lockWords: LockWords | null,
+    /** The lock lines: in the window's own segment (direct) or in the node lock segments (hybrid lock). */
+    private readonly lockWords: LockWords,
   ) {
     if (direct) this.atomics = new AtomicViews(shared!.bytes.buffer);
     this.sizes = new Float64Array(reqCore.size);
@@ -298,7 +300,7 @@ export class Win {
     // Everything the agent needs exists before the window is made: its hook may run from the
     // first progress on, and other ranks may already send it requests.
     const direct = shared !== null && RMA_METHOD.read() === 'auto';
-    const lockWords = direct ? null : Win.lockSegment(world, req, RMA_LOCK_POLICY.read() === 'device' ? MODE_DEVICE : MODE_CPU);
+    const lockWords = direct ? shared!.locks : Win.lockSegment(world, req, RMA_LOCK_POLICY.read() === 'device' ? MODE_DEVICE : MODE_CPU);
     const win = new Win(world, req, req.coreFor(call), reply.coreFor(call), reply, bytes, owner!, dispUnit, flavor,
       shared, direct, lockWords);
     return win;
@@ -313,8 +315,8 @@ export class Win {
     const sizes = new Float64Array(core.size);
     req.Allgather(Float64Array.of(size), sizes);
     const offsets = new Float64Array(core.size);
-    // The lock words of every rank's part come first, then the parts.
-    const lockBytes = Math.ceil((4 * core.size) / PART_ALIGN) * PART_ALIGN;
+    // The lock lines of every rank's part come first (one cache line each), then the parts.
+    const lockBytes = core.size * LOCK_LINE_WORDS * 4;
     let total = lockBytes;
     for (let r = 0; r < core.size; r++) {
       offsets[r] = total;
@@ -325,7 +327,9 @@ export class Win {
     const mapped = region ?? NodeRegion.open(name);
     req.Barrier();
     region?.unlink();
-    return { bytes: new Uint8Array(mapped.words.buffer), offsets, locks: new Int32Array(mapped.words.buffer, 0, core.size) };
+    // MODE_WORD of every line is 0, MODE_CPU, for good: everyone here takes the locks directly.
+    const lineOf = Int32Array.from({ length: core.size }, (_, r) => r * LOCK_LINE_WORDS);
+    return { bytes: new Uint8Array(mapped.words.buffer), offsets, locks: { words: mapped.words, lineOf } };
   }
 
   /**
@@ -338,15 +342,15 @@ export class Win {
     const lineOf = new Int32Array(core.size).fill(-1);
     if (!world.nodesUseSharedMemory) {
       lineOf[core.rank] = 0;
-      const words = new Int32Array(new SharedArrayBuffer(64));
+      const words = new Int32Array(new SharedArrayBuffer(LOCK_LINE_WORDS * 4));
       words[MODE_WORD] = mode;
       return { words, lineOf };
     }
     const node = req.Split_type(COMM_TYPE_SHARED);
     const nodeCore = node.coreFor('Win');
-    for (let i = 0; i < nodeCore.size; i++) lineOf[core.worldRanks.indexOf(nodeCore.worldRanks[i]!)] = i * 16;
-    const region = nodeCore.rank === 0 ? NodeRegion.create(world.jobId, world.rank, Math.max(64, nodeCore.size * 64)) : null;
-    if (region !== null) for (let i = 0; i < nodeCore.size; i++) region.words[i * 16 + MODE_WORD] = mode;
+    for (let i = 0; i < nodeCore.size; i++) lineOf[core.worldRanks.indexOf(nodeCore.worldRanks[i]!)] = i * LOCK_LINE_WORDS;
+    const region = nodeCore.rank === 0 ? NodeRegion.create(world.jobId, world.rank, nodeCore.size * LOCK_LINE_WORDS * 4) : null;
+    if (region !== null) for (let i = 0; i < nodeCore.size; i++) region.words[i * LOCK_LINE_WORDS + MODE_WORD] = mode;
     const name = node.bcast(region?.name ?? null, 0) as string;
     const mapped = region ?? NodeRegion.open(name);
     node.Barrier();
@@ -837,75 +841,51 @@ export class Win {
   }
 
   /**
-   * Takes the lock of `rank`'s part: on a shared window with CPU atomics on its lock word in the
-   * node segment (WRITER bit or a count of readers; no help from the target), otherwise from
-   * the target's agent. A waiter drives progress and sleeps on the word between looks.
+   * Takes the lock of `rank`'s part. Its lock word lives in a node segment (the window's own on
+   * a shared window, the node's lock segment otherwise): while the target is on our node and the
+   * word is in cpu mode we take it with CPU atomics, no message and no help from the target (a
+   * waiter drives progress and naps on the word); otherwise the target's agent takes it for us.
    */
   private acquire(rank: number, lockType: number): void {
-    if (this.direct) {
-      const words = this.shared!.locks;
-      for (;;) {
-        const v = Atomics.load(words, rank);
-        if (lockType === LOCK_EXCLUSIVE ? v === 0 : (v & WRITER) === 0) {
-          if (Atomics.compareExchange(words, rank, v, lockType === LOCK_EXCLUSIVE ? WRITER : v + 1) === v) return;
-          continue;
-        }
-        if (this.world.engine.progress() === 0) Atomics.wait(words, rank, v, LOCK_NAP_MS);
-      }
-    }
-    const lw = this.lockWords!;
+    const lw = this.lockWords;
     const line = lw.lineOf[rank]!;
-    // Hybrid lock, cpu mode, target on our node: the word with CPU atomics, no message.
     while (line >= 0 && Atomics.load(lw.words, line + MODE_WORD) === MODE_CPU) {
+      if (tryTake(lw.words, line + LOCK_WORD, lockType)) return;
       const v = Atomics.load(lw.words, line + LOCK_WORD);
-      if (lockType === LOCK_EXCLUSIVE ? v === 0 : (v & WRITER) === 0) {
-        if (Atomics.compareExchange(lw.words, line + LOCK_WORD, v, lockType === LOCK_EXCLUSIVE ? WRITER : v + 1) === v) return;
-        continue;
-      }
-      if (this.world.engine.progress() === 0) Atomics.wait(lw.words, line + LOCK_WORD, v, LOCK_NAP_MS);
+      if (!isFree(v, lockType) && this.world.engine.progress() === 0) Atomics.wait(lw.words, line + LOCK_WORD, v, LOCK_NAP_MS);
     }
-    // Device mode, or a target on another node: the target's agent takes the word for us.
-    const id = this.nextId;
-    this.nextId = (this.nextId + 1) % POSTED_TAG;
-    const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, rank, id);
-    const h = headerOnly(lockType);
-    new Float64Array(h.buffer, 0, HEADER_DOUBLES)[0] = id;
-    this.send(rank, LOCK, h);
-    this.world.progress.wait(r);
-    this.world.engine.free(r);
+    this.roundTrip(rank, LOCK, lockType);
   }
 
   private release(rank: number, lockType: number): void {
-    if (this.direct) {
-      const words = this.shared!.locks;
-      Atomics.sub(words, rank, lockType === LOCK_EXCLUSIVE ? WRITER : 1);
-      Atomics.notify(words, rank);
-      return;
-    }
-    const lw = this.lockWords!;
+    const lw = this.lockWords;
     const line = lw.lineOf[rank]!;
-    if (line >= 0) {
-      // The word is the lock whoever granted it: release it here; wake the target's agent if it
-      // waits for the word on behalf of others.
-      Atomics.sub(lw.words, line + LOCK_WORD, lockType === LOCK_EXCLUSIVE ? WRITER : 1);
-      Atomics.notify(lw.words, line + LOCK_WORD);
-      if (Atomics.load(lw.words, line + WAITING_WORD) !== 0) this.world.wakeLocal(this.reqCore.worldRanks[rank]!);
+    if (line < 0) {
+      this.send(rank, UNLOCK, headerOnly(lockType));
       return;
     }
-    this.send(rank, UNLOCK, headerOnly(lockType));
+    // The word is the lock whoever granted it: release it here; wake the target's agent if it
+    // waits for the word on behalf of others.
+    drop(lw.words, line + LOCK_WORD, lockType);
+    if (Atomics.load(lw.words, line + WAITING_WORD) !== 0) this.world.wakeLocal(this.reqCore.worldRanks[rank]!);
+  }
+
+  /** Sends request `kind` (value in header double 1) to `rank`'s agent and waits for its empty reply. */
+  private roundTrip(rank: number, kind: number, value: number): void {
+    const id = this.nextId;
+    this.nextId = (this.nextId + 1) % POSTED_TAG;
+    const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, rank, id);
+    const h = headerOnly(value);
+    new Float64Array(h.buffer, 0, HEADER_DOUBLES)[0] = id;
+    this.send(rank, kind, h);
+    this.world.progress.wait(r);
+    this.world.engine.free(r);
   }
 
   private flush(rank: number): void {
     this.sendBatch(rank);
     if (this.dirty.has(rank)) {
-      const id = this.nextId;
-      this.nextId = (this.nextId + 1) % POSTED_TAG;
-      const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, rank, id);
-      const h = headerOnly(0);
-      new Float64Array(h.buffer, 0, HEADER_DOUBLES)[0] = id;
-      this.send(rank, FLUSH, h);
-      this.world.progress.wait(r);
-      this.world.engine.free(r);
+      this.roundTrip(rank, FLUSH, 0);
       this.dirty.delete(rank);
     }
     this.waitReplies(rank);
@@ -1018,7 +998,7 @@ export class Win {
         this.replyTo(origin, id, new Uint8Array(0));
         return;
       case LOCK: {
-        const remote = this.lockWords!.lineOf[origin]! < 0;
+        const remote = this.lockWords.lineOf[origin]! < 0;
         this.lock.waiting.push({ origin, type: this.lockTypeOf(h), tag: id });
         if (remote) this.lock.remoteWaiting++;
         // 004's policy: a rank of another node moves the lock to device mode; a rank of our node
@@ -1029,8 +1009,7 @@ export class Win {
       }
       case UNLOCK: {
         const own = this.ownLockLine();
-        Atomics.sub(own.words, own.at + LOCK_WORD, this.lockTypeOf(h) === LOCK_EXCLUSIVE ? WRITER : 1);
-        Atomics.notify(own.words, own.at + LOCK_WORD);
+        drop(own.words, own.at + LOCK_WORD, this.lockTypeOf(h));
         this.grantLocks();
         return;
       }
@@ -1107,7 +1086,7 @@ export class Win {
   }
 
   private ownLockLine(): { words: Int32Array; at: number } {
-    const lw = this.lockWords!;
+    const lw = this.lockWords;
     return { words: lw.words, at: lw.lineOf[this.reqCore.rank]! };
   }
 
@@ -1127,14 +1106,12 @@ export class Win {
     let granted = 0;
     while (l.waiting.length > 0) {
       const w = l.waiting[0]!;
-      const v = Atomics.load(own.words, own.at + LOCK_WORD);
-      const free = w.type === LOCK_EXCLUSIVE ? v === 0 : (v & WRITER) === 0;
-      if (!free || Atomics.compareExchange(own.words, own.at + LOCK_WORD, v, w.type === LOCK_EXCLUSIVE ? WRITER : v + 1) !== v) {
+      if (!tryTake(own.words, own.at + LOCK_WORD, w.type)) {
         Atomics.store(own.words, own.at + WAITING_WORD, 1);
         return granted;
       }
       l.waiting.shift();
-      if (this.lockWords!.lineOf[w.origin]! < 0) l.remoteWaiting--;
+      if (this.lockWords.lineOf[w.origin]! < 0) l.remoteWaiting--;
       this.replyTo(w.origin, w.tag, new Uint8Array(0));
       granted++;
     }
@@ -1256,4 +1233,21 @@ function blocksOf(dt: Datatype, count: number): { list: Float64Array; lo: number
 function basicOf(dt: Datatype): Datatype | null {
   const match = DATATYPES.find((t) => t.predefined && t.kind === dt.kind && t !== Datatypes.DATATYPE_NULL && t !== Datatypes.PACKED);
   return match ?? null;
+}
+
+/** Whether lock word value `v` admits a holder of `lockType` (no writer; for a writer, no one). */
+function isFree(v: number, lockType: number): boolean {
+  return lockType === LOCK_EXCLUSIVE ? v === 0 : (v & WRITER) === 0;
+}
+
+/** Takes lock word words[at] for `lockType` if it is free now (one compare-exchange). */
+function tryTake(words: Int32Array, at: number, lockType: number): boolean {
+  const v = Atomics.load(words, at);
+  return isFree(v, lockType) && Atomics.compareExchange(words, at, v, lockType === LOCK_EXCLUSIVE ? WRITER : v + 1) === v;
+}
+
+/** Releases a hold of `lockType` on words[at] and wakes anyone napping on it. */
+function drop(words: Int32Array, at: number, lockType: number): void {
+  Atomics.sub(words, at, lockType === LOCK_EXCLUSIVE ? WRITER : 1);
+  Atomics.notify(words, at);
 }
