@@ -11,16 +11,10 @@
  * on two emulated SCI nodes; best of --repeat runs (default 3) per policy and size. Output: a
  * markdown table Size | lru (µs) | null (µs) | null / lru.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { pingPongRows } from './run-pingpong.js';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '..', '..', '..');
-const TSMPIEXEC = path.join(ROOT, 'dist', 'bin', 'tsmpiexec.js');
-const PINGPONG = path.join(HERE, 'pingpong.js');
 const SIZES = [1, 8, 64, 500, 1024, 4096, 16384, 32768];
 
 const repeatAt = process.argv.indexOf('--repeat');
@@ -29,16 +23,7 @@ const outAt = process.argv.indexOf('--out');
 const outFile = outAt > 0 ? process.argv[outAt + 1] : undefined;
 
 function run(policy: 'lru' | 'null'): Map<number, number> {
-  const args = [TSMPIEXEC, '-n', '2', '--sci-nodes', '2', '-x', 'TSMPI_SCI_SHORT_MAX=0', '-x', `TSMPI_SCI_CACHE=${policy}`,
-    '--timeout', '600', process.execPath, PINGPONG, SIZES.join(',')];
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 700_000 });
-  if (r.status !== 0) throw new Error(`cache-ab: ${policy} run failed:\n${r.stdout}\n${r.stderr}`);
-  const rows = new Map<number, number>();
-  for (const line of r.stdout.split('\n')) {
-    const m = /^(\d+)\s+([\d.]+)$/.exec(line.trim());
-    if (m) rows.set(Number(m[1]), Number(m[2]));
-  }
-  return rows;
+  return pingPongRows(['--sci-nodes', '2', '-x', 'TSMPI_SCI_SHORT_MAX=0', '-x', `TSMPI_SCI_CACHE=${policy}`], SIZES);
 }
 
 const best = { lru: new Map<number, number>(), null: new Map<number, number>() };

@@ -28,16 +28,13 @@
  * time goes to the protocol's own work (CRC, copies, control messages) versus tsmpi's
  * software around it.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pingPongRows } from './run-pingpong.js';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench/sci
-const ROOT = path.resolve(HERE, '..', '..', '..');
-const TSMPIEXEC = path.join(ROOT, 'dist', 'bin', 'tsmpiexec.js');
-const PINGPONG = path.join(HERE, 'pingpong.js');
 
 const SLOT = 128;
 const HEADER = 32;
@@ -247,16 +244,10 @@ function rendezvous(n: number): number {
 
 // ---------------------------------------------------------------- 3. measure and report
 
+/** The thesis's ping-pong over ch_sci with `env` set; size → seconds. */
 function pingPong(env: readonly string[], sizes: readonly number[]): Map<number, number> {
-  const args = [TSMPIEXEC, '-n', '2', '-x', 'TSMPI_DEVICE=sci', ...env.flatMap((e) => ['-x', e]), '--timeout', '600',
-    process.execPath, PINGPONG, sizes.join(',')];
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 700_000 });
-  if (r.status !== 0) throw new Error(`model: ping-pong failed (${args.join(' ')}):\n${r.stdout}\n${r.stderr}`);
-  const rows = new Map<number, number>();
-  for (const line of r.stdout.split('\n')) {
-    const m = /^(\d+)\s+([\d.]+)$/.exec(line.trim());
-    if (m) rows.set(Number(m[1]), Number(m[2]) * 1e-6);
-  }
+  const rows = pingPongRows(['-x', 'TSMPI_DEVICE=sci', ...env.flatMap((e) => ['-x', e])], sizes);
+  for (const [size, us] of rows) rows.set(size, us * 1e-6);
   return rows;
 }
 

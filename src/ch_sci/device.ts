@@ -158,6 +158,8 @@ export class SciDevice implements Device {
   private readonly ctl = new Uint8Array(8);
   private readonly ctlWords = new Int32Array(this.ctl.buffer);
   private relay: InterruptRelay | null = null;
+  /** TSMPI_PROGRESS=thread: every message triggers the receiver's interrupt. */
+  private readonly threadMode: boolean;
   /** Our doorbell cell: DMA completion wakes it. */
   private dmaWake: { cells: Int32Array; index: number } | undefined;
 
@@ -183,7 +185,8 @@ export class SciDevice implements Device {
     this.freePartTop = config.poolParts;
     this.staticBufferBytes = roundUp(Math.max(1, config.eagerMax));
     this.staticBuffers = Math.min(Math.floor(config.eagerBytes / this.staticBufferBytes), FREE_RING_ENTRIES, 255);
-    this.wake = new SciWake(doorbell, config.progress === 'thread', () => this.peers, OS_ASLEEP);
+    this.threadMode = config.progress === 'thread';
+    this.wake = new SciWake(doorbell, this.threadMode, () => this.peers, OS_ASLEEP);
   }
 
   /**
@@ -436,7 +439,7 @@ export class SciDevice implements Device {
    * one, so either it sees the message before sleeping or we see its flag).
    */
   private notify(p: Peer): void {
-    if (this.config.progress === 'thread' || Atomics.load(this.ownWords, p.osIndex + OS_ASLEEP) !== 0) {
+    if (this.threadMode || Atomics.load(this.ownWords, p.osIndex + OS_ASLEEP) !== 0) {
       p.interrupt.trigger();
       this.counters.interrupts++;
     }
