@@ -9,6 +9,7 @@ export { Status } from './status.js';
 export { Request, Prequest, Message } from './request.js';
 export { Datatype } from './datatype.js';
 export { Info } from './info.js';
+export { Win } from './rma/win.js';
 export { Intercomm } from './intercomm.js';
 export { Cartcomm, Graphcomm, Distgraphcomm } from './topo.js';
 export type { CopyFn, DeleteFn } from './attributes.js';
