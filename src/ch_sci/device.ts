@@ -12,6 +12,7 @@ import {
   FREE_RING_ENTRIES, ONE_SIDED_BYTES, OS_ASLEEP, OS_DYN_READ, OS_FREE_RING, type SciConfig, roundUp, shortSegmentBytes,
 } from './config.js';
 import { ResourceCache, type Resource } from './resources.js';
+import type { ExposedMemory, MappedMemory } from '../mpid/remote-memory.js';
 import { ShortRingReceiver, ShortRingSender, type ShortVisit, regionBytes } from './short-ring.js';
 import { SciWake } from './wake.js';
 import type { DoorbellWake } from '../ch_shmem/doorbell.js';
@@ -43,6 +44,9 @@ const MAX_RETRIES = 64;
 /** DMA sizes are multiples of this (SCI_Q_ADAPTER_DMA_SIZE_ALIGNMENT of the emulation). */
 const DMA_ALIGN = 8;
 const CONNECT_TIMEOUT_MS = 30_000;
+/** Segment ids of exported one-sided memory: above the device's (rank * 4 + kind + 1), a block per rank. */
+const MEMORY_ID_BASE = 0x40000000;
+const MEMORY_IDS_PER_RANK = 0x4000;
 
 /** Our own exported segments. */
 interface Exported {
@@ -162,6 +166,7 @@ export class SciDevice implements Device {
   private readonly threadMode: boolean;
   /** Our doorbell cell: DMA completion wakes it. */
   private dmaWake: { cells: Int32Array; index: number } | undefined;
+  private memorySerial = 0;
 
   private constructor(
     private readonly config: SciConfig,
@@ -638,6 +643,49 @@ export class SciDevice implements Device {
       }
     }
     throw new Error(`ch_sci: OK_TO_SEND from rank ${p.rank} for unknown transfer ${rreq}`);
+  }
+
+  // ---------------------------------------------------------------- memory for one-sided access
+
+  /**
+   * Exports `bytes` of memory that ranks of every SCI node can map (one-sided windows, their
+   * lock areas, MPI.Alloc_mem with info type=shared; 003b §3.1): a segment of its own, with an
+   * id unique on our node (ids above the device's own, numbered per rank).
+   */
+  exportMemory(bytes: number): ExposedMemory {
+    const id = MEMORY_ID_BASE + this.rank * MEMORY_IDS_PER_RANK + (this.memorySerial++ % MEMORY_IDS_PER_RANK);
+    // Whole lines, so that the memory is whole words for Atomics.
+    const segment = this.desc.createSegment(id, Math.ceil(Math.max(bytes, 64) / 64) * 64);
+    const map = segment.map();
+    segment.setAvailable();
+    return {
+      id, bytes: map.bytes.subarray(0, bytes), words: map.words,
+      write: (offset, src, srcOffset, length) => { map.bytes.set(src.subarray(srcOffset, srcOffset + length), offset); },
+      storeBarrier: () => undefined,
+      remove: () => {
+        map.unmap();
+        segment.remove();
+      },
+    };
+  }
+
+  /** Maps memory rank `rank` (on SCI node `nodeId`) exported as `id`: loads and stores reach it, writes are checked. */
+  mapMemory(nodeId: number, id: number, bytes: number): MappedMemory {
+    const segment = this.desc.connect(nodeId, id, CONNECT_TIMEOUT_MS);
+    const map = segment.map(0, Math.ceil(Math.max(bytes, 64) / 64) * 64);
+    const sequence = map.sequence();
+    return {
+      bytes: map.bytes.subarray(0, bytes), words: map.words,
+      write: (offset, src, srcOffset, length) => {
+        this.counters.dataRetries += sequence.writeChecked(offset, src, srcOffset, length, MAX_RETRIES);
+      },
+      storeBarrier: () => sequence.storeBarrier(),
+      release: () => {
+        sequence.remove();
+        map.unmap();
+        segment.disconnect();
+      },
+    };
   }
 
   // ---------------------------------------------------------------- teardown

@@ -11,6 +11,7 @@ import { SISCI_LIB } from '../sisci/config.js';
 import type { Device } from './device.js';
 import { Engine } from './engine.js';
 import { Progress } from './progress.js';
+import type { ExposedMemory, MappedMemory } from './remote-memory.js';
 import { SelfDevice } from './self-device.js';
 import { SCI_NODE, SLEEP_TIMEOUT_MS, SPIN_POLLS } from './config.js';
 import { cardKey, decodeCard, encodeCard, type BusinessCard } from './business-card.js';
@@ -63,6 +64,20 @@ export class World {
    */
   onSameNode(worldRank: number): boolean {
     return this.cards[worldRank]!.nodeId === this.nodeId;
+  }
+
+  /**
+   * Memory that every rank of the job can map, also across SCI nodes (an exported SISCI
+   * segment); null when this rank runs no ch_sci (then every rank is on our node).
+   */
+  exposeMemory(bytes: number): ExposedMemory | null {
+    return this.sci !== null ? this.sci.exportMemory(bytes) : null;
+  }
+
+  /** Maps memory `worldRank` exposed as `id` (see exposeMemory). */
+  mapMemory(worldRank: number, id: number, bytes: number): MappedMemory {
+    if (this.sci === null) throw new Error(`mapMemory: rank ${this.rank} runs no ch_sci`);
+    return this.sci.mapMemory(this.cards[worldRank]!.sciNode, id, bytes);
   }
 
   /** Wakes `worldRank`, a rank sharing memory with us, if it sleeps (see ch_shmem's doorbell). */

@@ -2,6 +2,7 @@ import os from 'node:os';
 import { addon } from '../native/addon.js';
 import * as rma from './rma/win.js';
 import { Win, setDefaultComm } from './rma/win.js';
+import { allocMem, freeMem } from './rma/alloc-mem.js';
 import { performance } from 'node:perf_hooks';
 import { COMM_NULL, Comm, Intracomm, selfCore, worldCore } from './comm.js';
 import { ErrorClass } from './error-classes.js';
@@ -167,11 +168,11 @@ export const MPI = {
   WIN_FLAVOR_SHARED: rma.WIN_FLAVOR_SHARED,
   WIN_SEPARATE: rma.WIN_SEPARATE,
   WIN_UNIFIED: rma.WIN_UNIFIED,
-  /** Memory for windows: a SharedArrayBuffer (the devices expose any memory through the window agent). */
-  Alloc_mem: (size: number): SharedArrayBuffer => new SharedArrayBuffer(size),
+  /** Memory for windows: a SharedArrayBuffer; info type=shared exports it to other SCI nodes (see rma/alloc-mem.ts). */
+  Alloc_mem: allocMem,
   /** The address of a buffer's first byte (for dynamic windows and MPI_Aint arithmetic). */
   Get_address: (location: ArrayBufferView | ArrayBufferLike): number =>
     addon.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
       : new Uint8Array(location)),
-  Free_mem: (_memory: unknown): void => {},
+  Free_mem: freeMem,
 } as const;

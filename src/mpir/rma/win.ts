@@ -11,15 +11,15 @@ import { runtime } from '../runtime.js';
 import { Request } from '../request.js';
 import { abortJob } from '../abort.js';
 import type { World } from '../../mpid/world.js';
-import { NodeRegion } from '../../mpid/node-region.js';
 import { RMA_GATHER_MAX, RMA_LOCK_POLICY, RMA_METHOD } from '../config.js';
 import { AtomicViews } from './atomic.js';
-import { COMM_TYPE_SHARED } from '../constants.js';
+import { LockAreas, UPDATE_AGENT, UPDATE_CPU } from './lock-area.js';
+import { exposedMemoryOf } from './alloc-mem.js';
+import { nodeSegmentWindow, type Part, spreadWindow, type WindowMemory } from './window-memory.js';
+import type { ExposedMemory } from '../../mpid/remote-memory.js';
 import { walk } from '../dtype/cursor.js';
 import { addon } from '../../native/addon.js';
 
-/** Parts of a shared window start on cache-line boundaries. */
-const PART_ALIGN = 64;
 
 /**
  * One-sided communication, first part (issue 6): windows whose operations are carried out by
@@ -50,8 +50,8 @@ const PART_ALIGN = 64;
  * calls and awaits).
  */
 
-export const LOCK_EXCLUSIVE = 234;
-export const LOCK_SHARED = 235;
+export { LOCK_EXCLUSIVE, LOCK_SHARED } from './lock-area.js';
+import { LOCK_EXCLUSIVE, LOCK_SHARED } from './lock-area.js';
 export const MODE_NOCHECK = 1024;
 export const MODE_NOSTORE = 2048;
 export const MODE_NOPUT = 4096;
@@ -89,45 +89,15 @@ const HEADER_DOUBLES = 7;
 const HEADER_BYTES = HEADER_DOUBLES * 8;
 
 const DATATYPES: readonly Datatype[] = Object.values(Datatypes);
-/** Lock word of a shared window: this bit for a writer, else the number of readers. */
-const WRITER = 1 << 30;
-/** Longest nap of a lock waiter on the lock word (unlockers notify it; this only bounds a miss). */
+/** Longest nap of a waiter on a lock (a release does not notify across processes; this bounds the miss). */
 const LOCK_NAP_MS = 1;
-
-interface SharedSegment {
-  readonly bytes: Uint8Array;
-  readonly offsets: Float64Array;
-  /** The lock lines of every rank's part (see LockWords), at the start of the segment. */
-  readonly locks: LockWords;
-}
 const OPS: readonly Op[] = Object.values(Ops);
+const NAP = new Int32Array(new SharedArrayBuffer(4));
 
-/** The lock a target's agent keeps for its window part. */
-/** Lock requests the agent has not granted yet, in arrival order. */
+/** Lock requests the agent has not granted yet (policy cpu: ranks of other nodes), in arrival order. */
 interface TargetLock {
   readonly waiting: { origin: number; type: number; tag: number }[];
-  /** Waiters from ranks of other nodes among them (migration back waits for none). */
-  remoteWaiting: number;
 }
-
-/**
- * The lock words of a window that is not in one node segment (research 004's hybrid lock):
- * every rank's lock lives in a line of its node's lock segment: LOCK_WORD (WRITER bit or the
- * number of readers, the lock itself, whoever holds it), MODE_WORD (cpu: the node's ranks take
- * LOCK_WORD with CPU atomics; device: they ask the agent like everyone else) and WAITING_WORD
- * (the agent has requests blocked on LOCK_WORD: a local releaser wakes the target).
- */
-interface LockWords {
-  readonly words: Int32Array;
-  /** Line index (in words) of each window rank on our node; -1 for ranks elsewhere. */
-  readonly lineOf: Int32Array;
-}
-const LOCK_LINE_WORDS = 16;
-const LOCK_WORD = 0;
-const MODE_WORD = 1;
-const WAITING_WORD = 2;
-const MODE_CPU = 0;
-const MODE_DEVICE = 1;
 
 type AccessEpoch = 'none' | 'fence' | 'start' | 'lock';
 
@@ -150,10 +120,13 @@ export class Win {
   private startGroup: Int32Array | null = null;
   private postGroup: Int32Array | null = null;
   private completesSeen = 0;
-  private readonly lock: TargetLock = { waiting: [], remoteWaiting: 0 };
-  private readonly lockPolicy = RMA_LOCK_POLICY.read();
-  /** Mode changes of our own lock (research 004's migrations), counted by our agent. */
-  lockMigrations = 0;
+  private readonly lock: TargetLock = { waiting: [] };
+  /** The lock areas of every part (research 004's hybrid lock, one-sided: lock-area.ts). */
+  private readonly locks: LockAreas;
+  private readonly memory: Uint8Array;
+  private readonly shared: WindowMemory['shared'];
+  /** Direct access to every part (loads, stores, CPU atomics or the device path), or null: the agent. */
+  private readonly parts: Part[] | null;
   private agentRequest: CoreRequest | null = null;
   /**
    * The origin's message buffer, reused by every operation: a message is copied into the device
@@ -174,8 +147,6 @@ export class Win {
   private readonly batches = new Map<number, { buf: Uint8Array; len: number }>();
   /** Requests of Rget / Rget_accumulate handed to the user, until the next flush. */
   private readonly userRequests: Request[] = [];
-  /** Atomic element access to the shared segment (direct accumulates and atomics). */
-  private atomics: AtomicViews | null = null;
   private readonly agent = { advance: () => this.serve() };
 
   private constructor(
@@ -184,20 +155,18 @@ export class Win {
     private readonly reqCore: CommCore,
     private readonly replyCore: CommCore,
     private readonly reply: Intracomm,
-    private readonly memory: Uint8Array,
+    private readonly wm: WindowMemory,
     private readonly owner: ArrayBufferLike | ArrayBufferView,
     readonly dispUnit: number,
     readonly flavor: number,
-    private readonly shared: SharedSegment | null,
-    /** Put and Get go by direct loads and stores (shared window, TSMPI_RMA_METHOD=auto). */
-    private readonly direct: boolean,
-    /** The lock lines: in the window's own segment (direct) or in the node lock segments (hybrid lock). */
-    private readonly lockWords: LockWords,
   ) {
-    if (direct) this.atomics = new AtomicViews(shared!.bytes.buffer);
+    this.memory = wm.bytes;
+    this.shared = wm.shared;
+    this.parts = RMA_METHOD.read() === 'auto' ? wm.parts : null;
+    this.locks = new LockAreas(wm.areas, reqCore.rank, reqCore.size, RMA_LOCK_POLICY.read(), () => this.idle());
     this.sizes = new Float64Array(reqCore.size);
     this.units = new Float64Array(reqCore.size);
-    const mine = Float64Array.of(memory.length, dispUnit);
+    const mine = Float64Array.of(this.memory.length, dispUnit);
     const all = new Float64Array(2 * reqCore.size);
     req.Allgather(mine, all);
     for (let r = 0; r < reqCore.size; r++) {
@@ -227,8 +196,10 @@ export class Win {
     const world = runtime.requireRunning('Win.Allocate');
     const onNode = Array.from(c.coreFor('Win.Allocate').worldRanks).every((w) => world.onSameNode(w));
     if (onNode) return Win.make(c, 'Win.Allocate', null, null, dispUnit, WIN_FLAVOR_ALLOCATE, size);
-    const memory = new Uint8Array(new SharedArrayBuffer(size));
-    return Win.make(c, 'Win.Allocate', memory, memory, dispUnit, WIN_FLAVOR_ALLOCATE);
+    // Across SCI nodes: memory exported for remote loads and stores (direct access, 003b §3.2a).
+    const exposed = RMA_METHOD.read() === 'auto' ? world.exposeMemory(Math.max(size, 1)) : null;
+    const memory = exposed !== null ? exposed.bytes.subarray(0, size) : new Uint8Array(new SharedArrayBuffer(size));
+    return Win.make(c, 'Win.Allocate', memory, memory, dispUnit, WIN_FLAVOR_ALLOCATE, 0, exposed);
   }
 
   /**
@@ -283,80 +254,23 @@ export class Win {
     this.attached.splice(i, 1);
   }
 
-  /** bytes === null: a shared window of `sharedSize` bytes per rank, in a node segment made here. */
+  /**
+   * bytes === null: a shared window of `sharedSize` bytes per rank, in a node segment made here;
+   * otherwise `bytes` is this rank's part, `exposed` the exported memory it lies in (if any).
+   */
   private static make(comm: Intracomm, call: string, bytes: Uint8Array | null, owner: ArrayBufferLike | ArrayBufferView | null,
-                      dispUnit: number, flavor: number, sharedSize = 0): Win {
+                      dispUnit: number, flavor: number, sharedSize = 0, exposed: ExposedMemory | null = null): Win {
     if (!Number.isInteger(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${dispUnit} must be a positive integer`);
     const world = runtime.requireRunning(call);
     const req = comm.Dup();
     const reply = comm.Dup();
-    let shared: SharedSegment | null = null;
-    if (bytes === null) {
-      shared = Win.sharedSegment(world, req, sharedSize);
-      const me = req.coreFor(call).rank;
-      bytes = shared.bytes.subarray(shared.offsets[me]!, shared.offsets[me]! + sharedSize);
-      owner = bytes;
-    }
+    const policy = RMA_LOCK_POLICY.read();
+    const core = req.coreFor(call);
     // Everything the agent needs exists before the window is made: its hook may run from the
     // first progress on, and other ranks may already send it requests.
-    const direct = shared !== null && RMA_METHOD.read() === 'auto';
-    const lockWords = direct ? shared!.locks : Win.lockSegment(world, req, RMA_LOCK_POLICY.read() === 'device' ? MODE_DEVICE : MODE_CPU);
-    const win = new Win(world, req, req.coreFor(call), reply.coreFor(call), reply, bytes, owner!, dispUnit, flavor,
-      shared, direct, lockWords);
-    return win;
-  }
-
-  /**
-   * Collective over `req`: rank 0 makes a node segment holding every rank's part (aligned),
-   * the others map it by name, and the name is removed once all have (NodeRegion).
-   */
-  private static sharedSegment(world: World, req: Intracomm, size: number): SharedSegment {
-    const core = req.coreFor('Win.Allocate_shared');
-    const sizes = new Float64Array(core.size);
-    req.Allgather(Float64Array.of(size), sizes);
-    const offsets = new Float64Array(core.size);
-    // The lock lines of every rank's part come first (one cache line each), then the parts.
-    const lockBytes = core.size * LOCK_LINE_WORDS * 4;
-    let total = lockBytes;
-    for (let r = 0; r < core.size; r++) {
-      offsets[r] = total;
-      total += Math.ceil(sizes[r]! / PART_ALIGN) * PART_ALIGN;
-    }
-    const region = core.rank === 0 ? NodeRegion.create(world.jobId, world.rank, Math.max(total, PART_ALIGN)) : null;
-    const name = req.bcast(region?.name ?? null, 0) as string;
-    const mapped = region ?? NodeRegion.open(name);
-    req.Barrier();
-    region?.unlink();
-    // MODE_WORD of every line is 0, MODE_CPU, for good: everyone here takes the locks directly.
-    const lineOf = Int32Array.from({ length: core.size }, (_, r) => r * LOCK_LINE_WORDS);
-    return { bytes: new Uint8Array(mapped.words.buffer), offsets, locks: { words: mapped.words, lineOf } };
-  }
-
-  /**
-   * Collective over `req`: the lock lines of each node's ranks in one segment per node (made by
-   * the node's first rank, mapped by the others, name removed once all have); a process-local
-   * line when the node's ranks do not share memory (TSMPI_DEVICE=sci).
-   */
-  private static lockSegment(world: World, req: Intracomm, mode: number): LockWords {
-    const core = req.coreFor('Win');
-    const lineOf = new Int32Array(core.size).fill(-1);
-    if (!world.nodesUseSharedMemory) {
-      lineOf[core.rank] = 0;
-      const words = new Int32Array(new SharedArrayBuffer(LOCK_LINE_WORDS * 4));
-      words[MODE_WORD] = mode;
-      return { words, lineOf };
-    }
-    const node = req.Split_type(COMM_TYPE_SHARED);
-    const nodeCore = node.coreFor('Win');
-    for (let i = 0; i < nodeCore.size; i++) lineOf[core.worldRanks.indexOf(nodeCore.worldRanks[i]!)] = i * LOCK_LINE_WORDS;
-    const region = nodeCore.rank === 0 ? NodeRegion.create(world.jobId, world.rank, nodeCore.size * LOCK_LINE_WORDS * 4) : null;
-    if (region !== null) for (let i = 0; i < nodeCore.size; i++) region.words[i * LOCK_LINE_WORDS + MODE_WORD] = mode;
-    const name = node.bcast(region?.name ?? null, 0) as string;
-    const mapped = region ?? NodeRegion.open(name);
-    node.Barrier();
-    region?.unlink();
-    node.Free();
-    return { words: mapped.words, lineOf };
+    const wm = bytes === null ? nodeSegmentWindow(world, req, sharedSize, policy)
+      : spreadWindow(world, req, core.worldRanks, bytes, exposed ?? exposedMemoryOf(bytes.buffer), policy);
+    return new Win(world, req, core, reply.coreFor(call), reply, wm, owner ?? wm.bytes, dispUnit, flavor);
   }
 
   /** [memory of `rank`'s part, its disp_unit]: plain loads and stores reach it (shared windows). */
@@ -524,35 +438,10 @@ export class Win {
       const bad = op.checkType(dt);
       if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
     }
-    if (this.direct && blocks !== null && kind !== CAS) {
-      this.directBlocks(kind, this.shared!.offsets[targetRank]! + offset, blocks.list, dt, op,
-        data !== null ? data.bytes : null, into !== null ? into.bytes : null);
+    if (this.parts !== null && this.direct(targetRank, kind, offset, blocks !== null ? blocks.list : null, dt, op, elements,
+      bytes, data !== null ? data.bytes : null, into !== null ? into.bytes : null)) {
       if (into !== null) this.unpackNow(into);
       return null;
-    }
-    if (this.direct && blocks === null) {
-      // Direct access (003b §3.2a): done when the call returns, without the target.
-      const at = this.shared!.offsets[targetRank]! + offset;
-      if (kind === PUT) {
-        this.shared!.bytes.set(data!.bytes.subarray(0, bytes), at);
-        return null;
-      }
-      if (kind === GET) {
-        into!.bytes.set(this.shared!.bytes.subarray(at, at + bytes), 0);
-        this.unpackNow(into!);
-        return null;
-      }
-      if (AtomicViews.directFor(dt, at)) {
-        if (kind === CAS) {
-          this.atomics!.compareAndSwap(dt, at, data!.bytes.subarray(0, bytes), data!.bytes.subarray(bytes, 2 * bytes), into!.bytes);
-        } else {
-          this.atomics!.apply(op!, dt, at, elements, data !== null ? data.bytes : null, into !== null ? into.bytes : null);
-        }
-        if (into !== null) this.unpackNow(into);
-        return null;
-      }
-      // Pair types (MAXLOC, MINLOC) and unaligned elements: through the agent, which is atomic
-      // among them (MPI lets only one basic type accumulate into one location).
     }
     const id = this.nextId;
     this.nextId = (this.nextId + 1) % POSTED_TAG;
@@ -829,6 +718,10 @@ export class Win {
     }
     this.flushAll();
     this.req.Barrier();
+    // Nobody touches another part any more: drop our mappings, then (all dropped) remove ours.
+    this.wm.release();
+    this.req.Barrier();
+    this.wm.remove();
     this.world.engine.removeProgressHook(this.agent);
     if (this.agentRequest !== null) {
       this.world.engine.cancel(this.agentRequest);
@@ -841,33 +734,32 @@ export class Win {
   }
 
   /**
-   * Takes the lock of `rank`'s part. Its lock word lives in a node segment (the window's own on
-   * a shared window, the node's lock segment otherwise): while the target is on our node and the
-   * word is in cpu mode we take it with CPU atomics, no message and no help from the target (a
-   * waiter drives progress and naps on the word); otherwise the target's agent takes it for us.
+   * Takes the lock of `rank`'s part (lock-area.ts: CPU compare-exchange in cpu mode, Lamport's
+   * mutex and loads and stores in device mode; nothing needs the target). Under policy cpu a
+   * rank of another node asks the target's agent instead (004's two-sided path).
    */
   private acquire(rank: number, lockType: number): void {
-    const lw = this.lockWords;
-    const line = lw.lineOf[rank]!;
-    while (line >= 0 && Atomics.load(lw.words, line + MODE_WORD) === MODE_CPU) {
-      if (tryTake(lw.words, line + LOCK_WORD, lockType)) return;
-      const v = Atomics.load(lw.words, line + LOCK_WORD);
-      if (!isFree(v, lockType) && this.world.engine.progress() === 0) Atomics.wait(lw.words, line + LOCK_WORD, v, LOCK_NAP_MS);
-    }
-    this.roundTrip(rank, LOCK, lockType);
+    if (this.locks.viaAgent(rank)) this.roundTrip(rank, LOCK, lockType);
+    else this.locks.acquire(rank, lockType);
   }
 
   private release(rank: number, lockType: number): void {
-    const lw = this.lockWords;
-    const line = lw.lineOf[rank]!;
-    if (line < 0) {
+    if (this.locks.viaAgent(rank)) {
       this.send(rank, UNLOCK, headerOnly(lockType));
       return;
     }
-    // The word is the lock whoever granted it: release it here; wake the target's agent if it
-    // waits for the word on behalf of others.
-    drop(lw.words, line + LOCK_WORD, lockType);
-    if (Atomics.load(lw.words, line + WAITING_WORD) !== 0) this.world.wakeLocal(this.reqCore.worldRanks[rank]!);
+    // The lock is the same whoever granted it; wake the target's agent if it waits for it on behalf of others.
+    if (this.locks.release(rank, lockType)) this.world.wakeLocal(this.reqCore.worldRanks[rank]!);
+  }
+
+  /** One step of a wait on a lock area: progress, and a nap when nothing moved. */
+  private idle(): void {
+    if (this.world.engine.progress() === 0) Atomics.wait(NAP, 0, 0, LOCK_NAP_MS);
+  }
+
+  /** Mode changes of our own part's lock (research 004's migrations). */
+  get lockMigrations(): number {
+    return this.locks.migrations;
   }
 
   /** Sends request `kind` (value in header double 1) to `rank`'s agent and waits for its empty reply. */
@@ -961,6 +853,16 @@ export class Win {
       mem = region.bytes;
       offset -= region.address;
     }
+    if (this.parts !== null && (kind === ACC || kind === GET_ACC || kind === CAS)) {
+      // Policy cpu, a rank of another node: applied like our node's direct updates (CPU atomics
+      // or the mutex), so they stay atomic together.
+      const list = nBlocks > 0 ? new Float64Array(msg.slice(HEADER_BYTES, HEADER_BYTES + nBlocks * 16).buffer) : null;
+      const result = kind === ACC ? null : new Uint8Array(bytes);
+      this.direct(this.reqCore.rank, kind, offset, list, dt, op, count, bytes,
+        h[5] === 1 ? msg.subarray(HEADER_BYTES + nBlocks * 16) : null, result);
+      if (result !== null) this.replyTo(origin, id, result);
+      return;
+    }
     if (nBlocks > 0) {
       // A derived target type: its blocks, then the packed data.
       const list = new Float64Array(msg.slice(HEADER_BYTES, HEADER_BYTES + nBlocks * 16).buffer);
@@ -997,22 +899,15 @@ export class Win {
       case FLUSH:
         this.replyTo(origin, id, new Uint8Array(0));
         return;
-      case LOCK: {
-        const remote = this.lockWords.lineOf[origin]! < 0;
+      case LOCK:
+        // Policy cpu: a rank of another node; granted in arrival order as the lock allows.
         this.lock.waiting.push({ origin, type: this.lockTypeOf(h), tag: id });
-        if (remote) this.lock.remoteWaiting++;
-        // 004's policy: a rank of another node moves the lock to device mode; a rank of our node
-        // (it only asks while in device mode) moves it back once no other node waits.
-        if (this.lockPolicy === 'migrate') this.setLockMode(remote ? MODE_DEVICE : this.lock.remoteWaiting === 0 ? MODE_CPU : MODE_DEVICE);
         this.grantLocks();
         return;
-      }
-      case UNLOCK: {
-        const own = this.ownLockLine();
-        drop(own.words, own.at + LOCK_WORD, this.lockTypeOf(h));
+      case UNLOCK:
+        this.locks.agentRelease(this.lockTypeOf(h));
         this.grantLocks();
         return;
-      }
       case COMPLETE:
         this.completesSeen++;
         return;
@@ -1044,24 +939,69 @@ export class Win {
     }
   }
 
-  /** Direct access with a derived target type: the same walk over the blocks, in the shared segment. */
-  private directBlocks(kind: number, base: number, list: Float64Array, dt: Datatype, op: Op | null,
-                       data: Uint8Array | null, into: Uint8Array | null): void {
-    const seg = this.shared!.bytes;
-    for (let b = 0, at = 0; b < list.length; b += 2) {
-      const o = base + list[b]!;
-      const len = list[b + 1]!;
-      if (kind === PUT) seg.set(data!.subarray(at, at + len), o);
-      else if (kind === GET) into!.set(seg.subarray(o, o + len), at);
-      else if (AtomicViews.directFor(dt, o)) {
-        this.atomics!.apply(op!, dt, o, len / dt.size, data !== null ? data.subarray(at, at + len) : null,
-          into !== null ? into.subarray(at, at + len) : null);
-      } else {
-        this.fail('Accumulate', ErrorClass.ERR_RMA_RANGE, `element at byte ${o - base} of the target type is not aligned to ` +
-          `its ${dt.size}-byte basic type`);
+  /**
+   * Direct access (003b §3.2a) to `t`'s part, complete when the call returns and served
+   * without the owner: Put and Get by stores and loads (checked remote writes across SCI
+   * nodes); accumulates and atomics by CPU atomics (memory shared with the owner, cpu mode) or
+   * by loads and stores under the part's mutex (device mode, lock-area.ts), which keeps them
+   * atomic per element among all ranks. `list`: a derived target type's (offset, length)
+   * blocks. False: the update must go to the owner's agent (policy cpu, another node).
+   */
+  private direct(t: number, kind: number, offset: number, list: Float64Array | null, dt: Datatype, op: Op | null,
+                 elements: number, bytes: number, data: Uint8Array | null, into: Uint8Array | null): boolean {
+    const part = this.parts![t]!;
+    const at = part.base + offset;
+    const n = list !== null ? list.length : 2;
+    if (kind === PUT || kind === GET) {
+      for (let b = 0, pos = 0; b < n; b += 2) {
+        const o = at + (list !== null ? list[b]! : 0);
+        const len = list !== null ? list[b + 1]! : bytes;
+        if (kind === PUT) part.mem.write(o, data!, pos, len);
+        else into!.set(part.mem.bytes.subarray(o, o + len), pos);
+        pos += len;
       }
-      at += len;
+      return true;
     }
+    let cpuCapable = part.atomics !== null && (kind !== CAS || list === null);
+    for (let b = 0; cpuCapable && b < n; b += 2) cpuCapable = AtomicViews.directFor(dt, at + (list !== null ? list[b]! : 0));
+    const how = this.locks.beginUpdate(t, cpuCapable);
+    if (how === UPDATE_AGENT) return false;
+    try {
+      if (kind === CAS) {
+        if (how === UPDATE_CPU) part.atomics!.compareAndSwap(dt, at, data!.subarray(0, bytes), data!.subarray(bytes, 2 * bytes), into!);
+        else this.plainCompareAndSwap(part, at, bytes, data!, into!);
+        return true;
+      }
+      for (let b = 0, pos = 0; b < n; b += 2) {
+        const o = at + (list !== null ? list[b]! : 0);
+        const len = list !== null ? list[b + 1]! : bytes;
+        const src = data !== null ? data.subarray(pos, pos + len) : null;
+        const dst = into !== null ? into.subarray(pos, pos + len) : null;
+        if (how === UPDATE_CPU) part.atomics!.apply(op!, dt, o, len / dt.size, src, dst);
+        else this.plainUpdate(part, o, len, dt, op!, src, dst);
+        pos += len;
+      }
+      return true;
+    } finally {
+      this.locks.endUpdate(t, how);
+    }
+    void elements;
+  }
+
+  /** A read-modify-write by loads and stores (the caller holds the part's mutex). */
+  private plainUpdate(part: Part, at: number, len: number, dt: Datatype, op: Op, src: Uint8Array | null, dst: Uint8Array | null): void {
+    const current = part.mem.bytes.slice(at, at + len);
+    if (dst !== null) dst.set(current);
+    if (src === null) return;
+    op.apply(src, current, len / dt.size, dt);
+    part.mem.write(at, current, 0, len);
+  }
+
+  private plainCompareAndSwap(part: Part, at: number, bytes: number, both: Uint8Array, into: Uint8Array): void {
+    const old = part.mem.bytes.slice(at, at + bytes);
+    into.set(old);
+    for (let i = 0; i < bytes; i++) if (old[i] !== both[bytes + i]) return;
+    part.mem.write(at, both, 0, bytes);
   }
 
   /** Dynamic windows: the attached region holding [address, address + span); an erroneous access ends the job. */
@@ -1085,37 +1025,22 @@ export class Win {
     return h[1]!;
   }
 
-  private ownLockLine(): { words: Int32Array; at: number } {
-    const lw = this.lockWords;
-    return { words: lw.words, at: lw.lineOf[this.reqCore.rank]! };
-  }
-
-  private setLockMode(mode: number): void {
-    const own = this.ownLockLine();
-    if (Atomics.exchange(own.words, own.at + MODE_WORD, mode) !== mode) this.lockMigrations++;
-  }
-
   /**
-   * Grants queued lock requests in order, taking the lock word for each (it may be held by
-   * ranks of our node that took it directly); stops at the first that must wait, and says so
-   * in WAITING_WORD so that their release wakes us. Returns the grants made.
+   * Grants queued lock requests in order, taking our lock for each (ranks of our node may hold
+   * it); stops at the first that must wait, which the lock area records so that their release
+   * wakes us. Returns the grants made.
    */
   private grantLocks(): number {
     const l = this.lock;
-    const own = this.ownLockLine();
     let granted = 0;
     while (l.waiting.length > 0) {
       const w = l.waiting[0]!;
-      if (!tryTake(own.words, own.at + LOCK_WORD, w.type)) {
-        Atomics.store(own.words, own.at + WAITING_WORD, 1);
-        return granted;
-      }
+      if (!this.locks.agentTryTake(w.type)) return granted;
       l.waiting.shift();
-      if (this.lockWords.lineOf[w.origin]! < 0) l.remoteWaiting--;
       this.replyTo(w.origin, w.tag, new Uint8Array(0));
       granted++;
     }
-    Atomics.store(own.words, own.at + WAITING_WORD, 0);
+    this.locks.agentIdle();
     return granted;
   }
 
@@ -1233,21 +1158,4 @@ function blocksOf(dt: Datatype, count: number): { list: Float64Array; lo: number
 function basicOf(dt: Datatype): Datatype | null {
   const match = DATATYPES.find((t) => t.predefined && t.kind === dt.kind && t !== Datatypes.DATATYPE_NULL && t !== Datatypes.PACKED);
   return match ?? null;
-}
-
-/** Whether lock word value `v` admits a holder of `lockType` (no writer; for a writer, no one). */
-function isFree(v: number, lockType: number): boolean {
-  return lockType === LOCK_EXCLUSIVE ? v === 0 : (v & WRITER) === 0;
-}
-
-/** Takes lock word words[at] for `lockType` if it is free now (one compare-exchange). */
-function tryTake(words: Int32Array, at: number, lockType: number): boolean {
-  const v = Atomics.load(words, at);
-  return isFree(v, lockType) && Atomics.compareExchange(words, at, v, lockType === LOCK_EXCLUSIVE ? WRITER : v + 1) === v;
-}
-
-/** Releases a hold of `lockType` on words[at] and wakes anyone napping on it. */
-function drop(words: Int32Array, at: number, lockType: number): void {
-  Atomics.sub(words, at, lockType === LOCK_EXCLUSIVE ? WRITER : 1);
-  Atomics.notify(words, at);
 }

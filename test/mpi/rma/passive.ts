@@ -4,8 +4,11 @@
  * and Flush cycles on rank 0's part of a window in node memory (Win.Allocate on one node). The
  * others must be done long before rank 0 comes back (they never wait for its JS thread), and
  * the results must be exact: the fetch-and-add tickets distinct, the sums complete.
+ * Across SCI nodes (--sci-nodes) the window lies in exported SISCI memory: argument `allocate`
+ * (default) makes it with Win.Allocate, `alloc-mem` with Win.Create on MPI.Alloc_mem memory of
+ * info type=shared; ranks of other nodes then use remote loads and stores only.
  */
-import { MPI } from '../../../src/index.js';
+import { MPI, type Win } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
 
 const t = new MTest();
@@ -15,8 +18,19 @@ const { rank, size } = comm;
 const BUSY_MS = 2000;
 const cycles = 200;
 
-const win = MPI.Win.Allocate(64, 8, MPI.INFO_NULL, comm);
-const memory = win.tomemory() as Uint8Array;
+const how = process.argv[2] ?? 'allocate';
+let win: Win;
+let allocated: SharedArrayBuffer | null = null;
+if (how === 'alloc-mem') {
+  const info = MPI.Info.Create();
+  info.Set('type', 'shared');
+  allocated = MPI.Alloc_mem(64, info);
+  t.check(allocated.byteLength >= 64, 'Alloc_mem gives at least the size asked for');
+  win = MPI.Win.Create(new Uint8Array(allocated, 0, 64), 8, MPI.INFO_NULL, comm);
+} else {
+  win = MPI.Win.Allocate(64, 8, MPI.INFO_NULL, comm);
+}
+const memory = how === 'alloc-mem' ? new Uint8Array(allocated!, 0, 64) : win.tomemory() as Uint8Array;
 const words = new BigInt64Array(memory.buffer, memory.byteOffset, 8);
 comm.Barrier();
 if (rank === 0) {
@@ -53,5 +67,6 @@ if (rank === 0) {
   for (let r = 1; r < size; r++) t.equal(words[3 + r], BigInt(r), `put from rank ${r}`);
 }
 win.Free();
+if (allocated !== null) MPI.Free_mem(allocated);
 MPI.Finalize();
 t.finish(rank);
