@@ -1,0 +1,82 @@
+/**
+ * Runs the whole lock benchmark suite and writes the report: every benchmark under tsmpiexec
+ * with 2 ranks, 4 ranks, and 4 ranks on 2 emulated nodes (--sci-nodes 2), then report.js.
+ *
+ *   node dist/bench/locks/run-all.js [--duration S] [--reps N] [--locks a,b|all] [--benches upb,ecsb,...]
+ *                                    [--configs 2,4,4x2] [--smoke] [--keep] [--out DIR]
+ *
+ * A launch that fails is retried one lock at a time; a lock that fails alone gets a "failed"
+ * row (with the last line of its error) instead of numbers, and the suite goes on.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LOCKS } from '../../src/locks/index.js';
+import { QUEUES } from '../../src/locks/queue/index.js';
+import { type Bench, BENCHES, makeRow, mergeCsv, RESULTS } from './common.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const tsmpiexec = path.resolve(here, '..', '..', 'bin', 'tsmpiexec.js');
+const argv = process.argv.slice(2);
+const opt = (flag: string): string | undefined => {
+  const i = argv.indexOf(flag);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const duration = opt('--duration') ?? '0.3';
+const reps = opt('--reps') ?? '3';
+const smoke = argv.includes('--smoke');
+const out = path.resolve(opt('--out') ?? RESULTS);
+const locks = opt('--locks') ?? 'all';
+const benches = (opt('--benches')?.split(',') ?? [...BENCHES]) as Bench[];
+const configs = (opt('--configs') ?? '2,4,4x2').split(',').map((c) => {
+  const [n, nodes] = c.split('x');
+  return { n: Number(n), nodes: nodes === undefined ? 1 : Number(nodes) };
+});
+for (const b of benches) if (!BENCHES.includes(b)) throw new Error(`unknown benchmark ${b}; known: ${BENCHES.join(', ')}`);
+
+// A run starts from empty files (rows of locks since renamed or built would linger otherwise), unless --keep.
+if (!argv.includes('--keep')) for (const b of benches) for (const ext of ['csv', 'svg']) fs.rmSync(path.join(out, `${b}.${ext}`), { force: true });
+
+const common = ['--duration', duration, '--reps', reps, '--out', out, ...(smoke ? ['--smoke'] : [])];
+const commands: string[] = [];
+const started = new Date().toISOString();
+const t0 = Date.now();
+
+function launch(bench: Bench, n: number, nodes: number, lockList: string): { ok: boolean; why: string } {
+  const flag = bench === 'queue' ? '--queues' : '--locks';
+  const args = [tsmpiexec, '-n', String(n), ...(nodes > 1 ? ['--sci-nodes', String(nodes)] : []), '--timeout', '900',
+    process.execPath, path.join(here, `${bench}.js`), flag, lockList, ...common];
+  commands.push(`node ${path.relative(process.cwd(), args[0]!)} ${args.slice(1).map((a) => (a === process.execPath ? 'node' : a)).join(' ')}`);
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 950_000 });
+  const why = `${(r.stderr || r.stdout || '').trim().split('\n').filter((l) => l.trim() !== '').slice(-3).join(' / ')}`.slice(0, 300);
+  return { ok: r.status === 0, why: r.status === 124 ? `timeout (900 s); ${why}` : why };
+}
+
+for (const bench of benches) {
+  for (const { n, nodes } of configs) {
+    const t = Date.now();
+    const r = launch(bench, n, nodes, locks);
+    process.stdout.write(`${bench} -n ${n}${nodes > 1 ? ` --sci-nodes ${nodes}` : ''}: ${r.ok ? 'ok' : 'FAILED, retrying lock by lock'} (${((Date.now() - t) / 1000).toFixed(1)} s)\n`);
+    if (r.ok) continue;
+    const names = locks === 'all' ? (bench === 'queue' ? QUEUES : LOCKS).map((s) => s.name) : locks.split(',');
+    for (const name of names) {
+      const one = launch(bench, n, nodes, name);
+      process.stdout.write(`  ${name}: ${one.ok ? 'ok' : `failed: ${one.why}`}\n`);
+      if (!one.ok) {
+        const spec = (bench === 'queue' ? [] : LOCKS).find((s) => s.name === name);
+        mergeCsv(path.join(out, `${bench}.csv`), [makeRow({ bench, lock: name, family: spec?.family ?? (bench === 'queue' ? 'queue' : ''),
+          status: 'failed', processes: n, nodes, variant: '', param: '', value: '' }, [], one.why.replace(/\n/g, ' '))]);
+      }
+    }
+  }
+}
+fs.mkdirSync(out, { recursive: true });
+fs.writeFileSync(path.join(out, 'run.json'), JSON.stringify({
+  started, seconds: Math.round((Date.now() - t0) / 1000),
+  options: `run-all.js --duration ${duration} --reps ${reps} --locks ${locks}${smoke ? ' --smoke' : ''}`,
+  locks: LOCKS.map((s) => s.name), queues: QUEUES.map((q) => q.name), commands,
+}, null, 2) + '\n');
+const rep = spawnSync(process.execPath, [path.join(here, 'report.js'), '--out', out], { encoding: 'utf8' });
+process.stdout.write(rep.stdout + rep.stderr);
+process.exit(rep.status ?? 1);
