@@ -1,12 +1,13 @@
 /**
  * Checks one distributed queue of src/locks/queue (argument 1: its registry name; 2: mixed
- * operations per rank, default 120; 3: values per producer in the FIFO phase, default 25;
+ * operations per rank, default 300; 3: values per producer in the FIFO phase, default 40;
  * 4: pool size of the "full" phase, default 3). Values encode (producer rank, sequence number)
  * as rank * 2^20 + seq. Three phases, each on a fresh queue:
  *  1. mixed: every rank enqueues and dequeues at random (50/50) concurrently, then every rank
  *     drains until empty; rank 0 gathers everything: every value enqueued (enqueue returned
  *     true) is dequeued exactly once, nothing else is dequeued, and in each consumer's history
  *     the values of one producer come in that producer's order (a FIFO consequence);
+ *     The same again with a pool of 6 per rank: cleaning runs while the others operate;
  *  2. FIFO: the last rank dequeues while all others enqueue; the consumer must see every
  *     producer's values in order, all of them;
  *  3. full: with a tiny pool (K per rank) every rank enqueues until enqueue returns false
@@ -24,8 +25,8 @@ MPI.Init();
 const comm = MPI.COMM_WORLD;
 const { rank, size } = comm;
 const name = process.argv[2] ?? 'lockfree';
-const mixedOps = Number(process.argv[3] ?? 120);
-const fifoPerProducer = Number(process.argv[4] ?? 25);
+const mixedOps = Number(process.argv[3] ?? 300);
+const fifoPerProducer = Number(process.argv[4] ?? 40);
 const tinyK = Number(process.argv[5] ?? 3);
 const SHIFT = 1 << 20;
 const spec = queueSpec(name);
@@ -87,9 +88,10 @@ function checkExactlyOnce(enqueued: number, dequeued: readonly number[], phase: 
   t.equal(total, sum, `${name} ${phase}: dequeued count`);
 }
 
-// ---- 1. mixed producers/consumers, then drain.
-{
-  const q = spec.make(ctx);
+// ---- 1. mixed producers/consumers, then drain; again with a small pool (K=6), so cleaning
+// runs concurrently with the other ranks' operations and enqueue may report full meanwhile.
+function mixed(phase: string, params?: Record<string, number>): void {
+  const q = spec.make(ctx, params);
   let seq = 0;
   const got: number[] = [];
   comm.Barrier();
@@ -104,11 +106,15 @@ function checkExactlyOnce(enqueued: number, dequeued: readonly number[], phase: 
   comm.Barrier();
   drain(q, got);
   comm.Barrier();
-  t.equal(q.dequeue(), null, `${name} mixed: empty after the drain`);
-  checkOrder(got, `mixed consumer ${rank}`);
-  checkExactlyOnce(seq, got, 'mixed');
+  t.equal(q.dequeue(), null, `${name} ${phase}: empty after the drain`);
+  checkOrder(got, `${phase} consumer ${rank}`);
+  const counters = (q as { counters?: object }).counters;
+  if (process.env.QUEUE_STATS !== undefined && counters !== undefined) console.error(`rank ${rank} ${name} ${phase}:`, JSON.stringify(counters));
+  checkExactlyOnce(seq, got, phase);
   q.free();
 }
+mixed('mixed');
+mixed('mixed-small-pool', { K: 6 });
 
 // ---- 2. FIFO per producer: one consumer, the others produce.
 {
@@ -162,6 +168,8 @@ function checkExactlyOnce(enqueued: number, dequeued: readonly number[], phase: 
   comm.Barrier();
   t.equal(q.dequeue(), null, `${name} full: empty after the drain`);
   checkOrder(got, `full consumer ${rank}`);
+  const counters = (q as { counters?: object }).counters;
+  if (process.env.QUEUE_STATS !== undefined && counters !== undefined) console.error(`rank ${rank} ${name} full:`, JSON.stringify(counters));
   checkExactlyOnce(seq, got, 'full');
   q.free();
 }
