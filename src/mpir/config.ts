@@ -137,3 +137,11 @@ export const RMA_LOCK_POLICY = declareChoice({
     'the node asks (004\'s policy); cpu or device: stay in that mode.',
   default: 'migrate', choices: ['migrate', 'cpu', 'device'] as const,
 });
+
+export const RMA_PSCW = declareChoice({
+  name: 'TSMPI_RMA_PSCW', layer,
+  description: 'Post/Start/Complete/Wait (003b §3.4.2): strict (Start waits until every target posted) or loose (Start ' +
+    'returns at once; operations to a target that has not posted yet are kept, with a copy of their data, and issued ' +
+    'when its post arrives, at the latest in Complete).',
+  default: 'strict', choices: ['strict', 'loose'] as const,
+});

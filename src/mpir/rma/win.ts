@@ -11,7 +11,7 @@ import { runtime } from '../runtime.js';
 import { Request } from '../request.js';
 import { abortJob } from '../abort.js';
 import type { World } from '../../mpid/world.js';
-import { RMA_GATHER_MAX, RMA_LOCK_POLICY, RMA_METHOD } from '../config.js';
+import { RMA_GATHER_MAX, RMA_LOCK_POLICY, RMA_METHOD, RMA_PSCW } from '../config.js';
 import { AtomicViews } from './atomic.js';
 import { LockAreas, UPDATE_AGENT, UPDATE_CPU } from './lock-area.js';
 import { exposedMemoryOf } from './alloc-mem.js';
@@ -94,6 +94,17 @@ const LOCK_NAP_MS = 1;
 const OPS: readonly Op[] = Object.values(Ops);
 const NAP = new Int32Array(new SharedArrayBuffer(4));
 
+/** An operation of a loose post/start epoch kept until its target posts (origin data copied). */
+interface DeferredOp {
+  readonly call: string;
+  readonly kind: number;
+  readonly origin: Uint8Array | null;
+  readonly result: unknown;
+  readonly target: unknown;
+  readonly op: Op | null;
+  readonly fixedCount: number | null;
+}
+
 /** Lock requests the agent has not granted yet (policy cpu: ranks of other nodes), in arrival order. */
 interface TargetLock {
   readonly waiting: { origin: number; type: number; tag: number }[];
@@ -118,6 +129,13 @@ export class Win {
   private readonly locked = new Map<number, number>();
   private lockAll = false;
   private startGroup: Int32Array | null = null;
+  /**
+   * Loose post/start (TSMPI_RMA_PSCW=loose): per target of the access epoch, its POSTED receive
+   * while it has not arrived, and the operations kept for it until then (data copied).
+   */
+  private readonly loose = RMA_PSCW.read() === 'loose';
+  private readonly postedWait = new Map<number, CoreRequest>();
+  private readonly deferred = new Map<number, DeferredOp[]>();
   private postGroup: Int32Array | null = null;
   private completesSeen = 0;
   private readonly lock: TargetLock = { waiting: [] };
@@ -404,6 +422,7 @@ export class Win {
       this.fail(call, ErrorClass.ERR_RANK, `target rank ${targetRank} is out of range for a window of ${this.reqCore.size} ranks`);
     }
     this.checkAccess(call, targetRank);
+    if (this.postedWait.size > 0 && this.deferIfUnposted(call, kind, origin, result, targetRank, target, op, fixedCount)) return null;
     const data: { bytes: Uint8Array; count: number; datatype: Datatype } | null =
       origin instanceof Uint8Array && kind === CAS ? { bytes: origin, count: 2, datatype: Datatypes.BYTE }
         : origin !== null ? this.decode(call, origin, 0) : null;
@@ -583,10 +602,15 @@ export class Win {
       this.fail('Start', ErrorClass.ERR_RMA_SYNC, 'an access epoch is already open (Complete or Unlock it first)');
     }
     const members = this.membersOf('Start', group);
-    // Strict variant: wait for every target's POSTED.
+    // Strict variant: wait for every target's POSTED; loose: only post the receives.
     if ((assert & MODE_NOCHECK) === 0) {
       for (const w of members) {
-        const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, this.rankOfWorld(w), POSTED_TAG);
+        const t = this.rankOfWorld(w);
+        const r = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, t, POSTED_TAG);
+        if (this.loose) {
+          this.postedWait.set(t, r);
+          continue;
+        }
         this.world.progress.wait(r);
         this.world.engine.free(r);
       }
@@ -601,6 +625,7 @@ export class Win {
     if (this.accessEpoch !== 'start') this.fail('Complete', ErrorClass.ERR_RMA_SYNC, 'Complete without a matching Start');
     for (const w of this.startGroup!) {
       const t = this.rankOfWorld(w);
+      this.awaitPosted(t, true);
       this.flush(t);
       this.send(t, COMPLETE, headerOnly(0));
     }
@@ -1053,6 +1078,50 @@ export class Win {
   }
 
   private readonly detached: CoreRequest[] = [];
+
+  /**
+   * Loose post/start: an operation to a target whose POSTED has not arrived is kept (its data
+   * copied now, as the origin buffer may change after the call) and issued once it arrives.
+   * True when the operation was kept.
+   */
+  private deferIfUnposted(call: string, kind: number, origin: unknown, result: unknown, t: number, target: unknown,
+                          op: Op | null, fixedCount: number | null): boolean {
+    if (!this.postedWait.has(t) || this.awaitPosted(t, false)) return false;
+    let copy: Uint8Array | null = null;
+    let spec = target;
+    if (origin !== null) {
+      const data = origin instanceof Uint8Array && kind === CAS ? origin : this.decode(call, origin, 0).bytes;
+      copy = data.slice();
+      // The copy is bytes: the target triple keeps the origin's count and datatype.
+      if (kind !== CAS && fixedCount === null) {
+        const ref = this.decode(call, result ?? origin, result !== null ? 1 : 0);
+        spec = this.target(call, target, ref, null);
+      }
+    }
+    let list = this.deferred.get(t);
+    if (list === undefined) this.deferred.set(t, (list = []));
+    list.push({ call, kind, origin: copy, result, target: spec, op, fixedCount });
+    return true;
+  }
+
+  /** Loose post/start: whether `t` has posted (waiting for it when `block`); issues what was kept for it. */
+  private awaitPosted(t: number, block: boolean): boolean {
+    const r = this.postedWait.get(t);
+    if (r === undefined) return true;
+    if (block) this.world.progress.wait(r);
+    else if (r.state !== STATE_DONE) {
+      this.world.engine.progress();
+      if (r.state !== STATE_DONE) return false;
+    }
+    this.world.engine.free(r);
+    this.postedWait.delete(t);
+    const list = this.deferred.get(t);
+    if (list !== undefined) {
+      this.deferred.delete(t);
+      for (const d of list) this.issue(d.call, d.kind, d.origin, d.result, t, d.target, d.op, d.fixedCount);
+    }
+    return true;
+  }
 
   // ---------------------------------------------------------------- checks
 
