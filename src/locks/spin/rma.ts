@@ -82,6 +82,14 @@ export class Rma {
     return this.u8r[0]!;
   }
 
+  /** An atomic uint16 read (Fetch_and_op NO_OP), flushed. */
+  read16(rank: number, disp: number): number {
+    this.u16[0] = 0;
+    this.win.Fetch_and_op(this.u16, this.u16r, rank, disp, MPI.NO_OP);
+    this.win.Flush(rank);
+    return this.u16r[0]!;
+  }
+
   /** An atomic uint8 store (Accumulate REPLACE), flushed: for bytes others CAS. */
   store8(value: number, rank: number, disp: number): void {
     this.u8[0] = value;
