@@ -50,6 +50,66 @@ function table(bench: Bench, rows: readonly Row[]): string[] {
   return out;
 }
 
+/** Sweep benchmarks: per (processes, nodes, variant) and metric, a lock × parameter table. */
+const PIVOT: Partial<Record<Bench, Metric[]>> = {
+  upb: ['latency_us'],
+  ccwb: ['iter_us', 'cv_pct', 'contention_pct'],
+  wbab: ['iter_us', 'overhead_us', 'cv_pct', 'contention_pct'],
+  workload: ['mops', 'cv_pct'],
+  dht: ['mops', 'cv_pct'],
+};
+
+/** UPB's columns in the thesis' order of the scenarios. */
+const UPB_ORDER = ['3a', '1a', '2b', '1b', '2a', '3c', '1c', '2c', '3b'];
+
+function orderValues(vs: string[]): string[] {
+  const u = [...new Set(vs)];
+  return u.every((v) => v !== '' && Number.isFinite(Number(v))) ? u.sort((a, b) => Number(a) - Number(b)) : u;
+}
+
+function pivots(bench: Bench, rows: readonly Row[], metrics: Metric[]): string[] {
+  const out: string[] = [];
+  // n/a rows (UPB scenarios impossible in a placement) are summarised, not tabled.
+  const na = rows.filter((r) => r.status === 'n/a');
+  for (const cfg of [...new Set(na.map((r) => `${r.processes}|${r.nodes}`))]) {
+    const [p, n] = cfg.split('|');
+    const vs = orderValues(na.filter((r) => `${r.processes}|${r.nodes}` === cfg).map((r) => r.value!));
+    out.push(`- Not possible with ${p} processes on ${n} node(s), so n/a for every lock: ${vs.join(', ')}.`);
+  }
+  if (na.length > 0) out.push('');
+  const shown = rows.filter((r) => r.status !== 'n/a');
+  const notOk = shown.filter((r) => r.status !== 'ok');
+  const groups = [...new Set(shown.filter((r) => r.status === 'ok').map((r) => `${r.processes}|${r.nodes}|${r.variant}`))];
+  for (const g of groups) {
+    const [p, n, variant] = g.split('|');
+    const inG = shown.filter((r) => `${r.processes}|${r.nodes}|${r.variant}` === g);
+    const param = inG[0]?.param ?? '';
+    const vs = bench === 'upb' ? UPB_ORDER.filter((v) => inG.some((r) => r.value === v)) : orderValues(inG.map((r) => r.value!));
+    const locks = [...new Set(inG.map((r) => r.lock!))];
+    for (const m of metrics) {
+      if (!inG.some((r) => r[m] !== '' && r[m] !== undefined)) continue;
+      out.push(`**${p} processes, ${n} node(s)${variant ? `, ${variant}` : ''}: ${METRIC_LABEL[m]}** by ${param}`, '');
+      out.push(`| lock | ${vs.map((v) => `${param} = ${v}`).join(' | ')} |`, `|---|${vs.map(() => '---:').join('|')}|`);
+      for (const l of locks) {
+        out.push(`| ${l} | ${vs.map((v) => { const r = inG.find((x) => x.lock === l && x.value === v); return r ? cell(r, m) : ''; }).join(' | ')} |`);
+      }
+      out.push('');
+    }
+  }
+  if (notOk.length > 0) {
+    out.push('Not measured:', '', '| lock | p | nodes | status | note |', '|---|---:|---:|---|---|');
+    const seen = new Set<string>();
+    for (const r of notOk) {
+      const k = `${r.lock}|${r.processes}|${r.nodes}|${r.status}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push(`| ${r.lock} | ${r.processes} | ${r.nodes} | ${r.status} | ${(r.note ?? '').replace(/\|/g, '/')} |`);
+    }
+    out.push('');
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------- comparisons
 
 interface Side { name: string | null; what: string }
@@ -189,7 +249,9 @@ for (const b of BENCHES) {
     continue;
   }
   if (fs.existsSync(path.join(dir, `${b}.svg`))) md.push(`![${b}](${b}.svg)`, '');
-  md.push(`Data: [${b}.csv](${b}.csv).`, '', ...table(b, rows), '');
+  const pv = PIVOT[b];
+  md.push(`Data: [${b}.csv](${b}.csv)${pv ? ' (every metric; the tables below show the main ones)' : ''}.`, '',
+    ...(pv ? pivots(b, rows, pv) : table(b, rows)), '');
 }
 if (run?.commands) md.push('## Commands of this run', '', '```', ...run.commands, '```', '');
 fs.mkdirSync(dir, { recursive: true });

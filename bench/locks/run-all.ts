@@ -4,6 +4,7 @@
  *
  *   node dist/bench/locks/run-all.js [--duration S] [--reps N] [--locks a,b|all] [--benches upb,ecsb,...]
  *                                    [--configs 2,4,4x2] [--smoke] [--keep] [--out DIR]
+ *                                    [--ks 0,1,2,3,4,5] [--waits 0,0.25,...] [--fw 0.2,2,...] [--upb-locks N] [--dht-locks N]
  *
  * A launch that fails is retried one lock at a time; a lock that fails alone gets a "failed"
  * row (with the last line of its error) instead of numbers, and the suite goes on.
@@ -38,7 +39,10 @@ for (const b of benches) if (!BENCHES.includes(b)) throw new Error(`unknown benc
 // A run starts from empty files (rows of locks since renamed or built would linger otherwise), unless --keep.
 if (!argv.includes('--keep')) for (const b of benches) for (const ext of ['csv', 'svg']) fs.rmSync(path.join(out, `${b}.${ext}`), { force: true });
 
-const common = ['--duration', duration, '--reps', reps, '--out', out, ...(smoke ? ['--smoke'] : [])];
+/** Benchmark options passed through: --ks (CCWB), --waits (WBAB), --fw (workload, DHT), --upb-locks, --dht-locks, --buckets. */
+const FORWARD = ['--ks', '--waits', '--fw', '--upb-locks', '--dht-locks', '--buckets'];
+const forwarded = FORWARD.flatMap((f) => (opt(f) !== undefined ? [f, opt(f)!] : []));
+const common = ['--duration', duration, '--reps', reps, '--out', out, ...(smoke ? ['--smoke'] : []), ...forwarded];
 const commands: string[] = [];
 const started = new Date().toISOString();
 const t0 = Date.now();
@@ -60,8 +64,11 @@ for (const bench of benches) {
     process.stdout.write(`${bench} -n ${n}${nodes > 1 ? ` --sci-nodes ${nodes}` : ''}: ${r.ok ? 'ok' : 'FAILED, retrying lock by lock'} (${((Date.now() - t) / 1000).toFixed(1)} s)\n`);
     if (r.ok) continue;
     const names = locks === 'all' ? (bench === 'queue' ? QUEUES : LOCKS).map((s) => s.name) : locks.split(',');
-    for (const name of names) {
-      const one = launch(bench, n, nodes, name);
+    let failures = 0;
+    for (const [i, name] of names.entries()) {
+      // Three failures in a row at the start: the build itself is broken, not a lock; do not launch the rest.
+      const one = i >= 3 && failures === i ? { ok: false, why: 'not run: the first three locks failed alone too' } : launch(bench, n, nodes, name);
+      if (!one.ok) failures++;
       process.stdout.write(`  ${name}: ${one.ok ? 'ok' : `failed: ${one.why}`}\n`);
       if (!one.ok) {
         const spec = (bench === 'queue' ? [] : LOCKS).find((s) => s.name === name);
@@ -72,10 +79,13 @@ for (const bench of benches) {
   }
 }
 fs.mkdirSync(out, { recursive: true });
-fs.writeFileSync(path.join(out, 'run.json'), JSON.stringify({
-  started, seconds: Math.round((Date.now() - t0) / 1000),
-  options: `run-all.js --duration ${duration} --reps ${reps} --locks ${locks}${smoke ? ' --smoke' : ''}`,
-  locks: LOCKS.map((s) => s.name), queues: QUEUES.map((q) => q.name), commands,
+// With --keep the earlier runs' options and commands stay in run.json, this run's appended.
+const runFile = path.join(out, 'run.json');
+const before = argv.includes('--keep') && fs.existsSync(runFile) ? JSON.parse(fs.readFileSync(runFile, 'utf8')) as { options?: string; commands?: string[]; started?: string } : null;
+fs.writeFileSync(runFile, JSON.stringify({
+  started: before?.started ?? started, seconds: Math.round((Date.now() - t0) / 1000),
+  options: `${before?.options ? `${before.options}; then ` : ''}run-all.js${argv.includes('--keep') ? ' --keep' : ''} --benches ${benches.join(',')} --configs ${opt('--configs') ?? '2,4,4x2'} --duration ${duration} --reps ${reps} --locks ${locks}${smoke ? ' --smoke' : ''}${forwarded.length > 0 ? ` ${forwarded.join(' ')}` : ''}`,
+  locks: LOCKS.map((s) => s.name), queues: QUEUES.map((q) => q.name), commands: [...(before?.commands ?? []), ...commands],
 }, null, 2) + '\n');
 const rep = spawnSync(process.execPath, [path.join(here, 'report.js'), '--out', out], { encoding: 'utf8' });
 process.stdout.write(rep.stdout + rep.stderr);

@@ -157,5 +157,5 @@ export function renderSvg(title: string, panels: Panel[], kind: 'line' | 'bar', 
 export function plotBench(bench: Bench, rows: readonly Row[], file: string): void {
   const metric = PRIMARY[bench];
   const { panels, kind, xLabel } = panelsOf(bench, rows, metric);
-  fs.writeFileSync(file, renderSvg(`${BENCH_TITLE[bench]}: median, 95 % CI`, panels, kind, METRIC_LABEL[metric], xLabel));
+  fs.writeFileSync(file, renderSvg(`${BENCH_TITLE[bench]}: median, order-statistic CI`, panels, kind, METRIC_LABEL[metric], xLabel));
 }
