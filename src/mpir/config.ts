@@ -145,3 +145,11 @@ export const RMA_PSCW = declareChoice({
     'when its post arrives, at the latest in Complete).',
   default: 'strict', choices: ['strict', 'loose'] as const,
 });
+
+export const RMA_REMOTE_PUT_MIN = declareInt({
+  name: 'TSMPI_RMA_REMOTE_PUT_MIN', layer,
+  description: 'Remote-put access (003b §3.2c): a Get through the target\'s agent of at least this many bytes into ' +
+    'memory from MPI.Alloc_mem with info type=shared is written by the target straight into that memory (a checked ' +
+    'remote write) instead of coming back as a message; 0 turns it off.',
+  default: 16384, min: 0, max: 1 << 30,
+});

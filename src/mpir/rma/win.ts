@@ -11,7 +11,7 @@ import { runtime } from '../runtime.js';
 import { Request } from '../request.js';
 import { abortJob } from '../abort.js';
 import type { World } from '../../mpid/world.js';
-import { RMA_GATHER_MAX, RMA_LOCK_POLICY, RMA_METHOD, RMA_PSCW } from '../config.js';
+import { RMA_GATHER_MAX, RMA_LOCK_POLICY, RMA_METHOD, RMA_PSCW, RMA_REMOTE_PUT_MIN } from '../config.js';
 import { AtomicViews } from './atomic.js';
 import { LockAreas, UPDATE_AGENT, UPDATE_CPU } from './lock-area.js';
 import { exposedMemoryOf } from './alloc-mem.js';
@@ -87,6 +87,8 @@ const POSTED_TAG = 0x3fffffff;
 /** id, byte offset, count, datatype, op, has-data flag, blocks of a derived target type (0: contiguous). */
 const HEADER_DOUBLES = 7;
 const HEADER_BYTES = HEADER_DOUBLES * 8;
+/** Header double 5 of a GET: the origin's exported memory (segment id, offset) follows the header. */
+const REMOTE_PUT = 2;
 
 const DATATYPES: readonly Datatype[] = Object.values(Datatypes);
 /** Longest nap of a waiter on a lock (a release does not notify across processes; this bounds the miss). */
@@ -135,6 +137,9 @@ export class Win {
    */
   private readonly loose = RMA_PSCW.read() === 'loose';
   private readonly postedWait = new Map<number, CoreRequest>();
+  private readonly remotePutMin = RMA_REMOTE_PUT_MIN.read();
+  /** Gets served by remote-put (origin side), and remote-puts written (target side). */
+  readonly remotePut = { gets: 0, written: 0 };
   private readonly deferred = new Map<number, DeferredOp[]>();
   private postGroup: Int32Array | null = null;
   private completesSeen = 0;
@@ -462,6 +467,10 @@ export class Win {
       if (into !== null) this.unpackNow(into);
       return null;
     }
+    if (kind === GET && blocks === null && into!.needsUnpack === null && this.remotePutMin > 0 && bytes >= this.remotePutMin) {
+      const mem = exposedMemoryOf(into!.bytes.buffer);
+      if (mem !== null) return this.remotePutGet(targetRank, offset, bytes, dt, mem.id, into!.bytes.byteOffset - mem.bytes.byteOffset, userRequest);
+    }
     const id = this.nextId;
     this.nextId = (this.nextId + 1) % POSTED_TAG;
     const payload = kind === PUT || kind === ACC || (kind === GET_ACC && data !== null) ? bytes : kind === CAS ? 2 * bytes : 0;
@@ -503,6 +512,38 @@ export class Win {
     // before (messages do not overtake): only operations without a reply need a FLUSH later.
     if (into === null) this.dirty.add(targetRank);
     else this.dirty.delete(targetRank);
+    return userRequest ? reply : null;
+  }
+
+  /**
+   * Remote-put access (003b §3.2c): the result lies in our exported memory, so the target's
+   * agent writes the data straight into it (one checked remote write, no data message) and
+   * answers with an empty reply, which completes the Get like a data reply would.
+   */
+  private remotePutGet(t: number, offset: number, bytes: number, dt: Datatype, segmentId: number, at: number,
+                       userRequest: boolean): CoreRequest | null {
+    const id = this.nextId;
+    this.nextId = (this.nextId + 1) % POSTED_TAG;
+    const msg = new Uint8Array(HEADER_BYTES + 16);
+    const h = new Float64Array(msg.buffer, 0, HEADER_DOUBLES + 2);
+    h[0] = id;
+    h[1] = offset;
+    h[2] = bytes / dt.size;
+    h[3] = DATATYPES.indexOf(dt);
+    h[4] = -1;
+    h[5] = REMOTE_PUT;
+    h[HEADER_DOUBLES] = segmentId;
+    h[HEADER_DOUBLES + 1] = at;
+    const reply = this.world.engine.irecv(new Uint8Array(0), this.replyCore.ctx, t, id);
+    if (!userRequest) {
+      let list = this.pendingReplies.get(t);
+      if (list === undefined) this.pendingReplies.set(t, (list = []));
+      list.push(reply);
+    }
+    this.sendBatch(t);
+    this.send(t, GET, msg);
+    this.dirty.delete(t);
+    this.remotePut.gets++;
     return userRequest ? reply : null;
   }
 
@@ -904,6 +945,15 @@ export class Win {
         op!.apply(data.subarray(0, bytes), mem.subarray(offset, offset + bytes), count, dt);
         return;
       case GET:
+        if (h[5] === REMOTE_PUT) {
+          const where = new Float64Array(msg.buffer, msg.byteOffset + HEADER_BYTES, 2);
+          const out = this.world.mapMemory(this.replyCore.worldRanks[origin]!, where[0]!, where[1]! + bytes);
+          out.write(where[1]!, mem, offset, bytes);
+          out.release();
+          this.remotePut.written++;
+          this.replyTo(origin, id, new Uint8Array(0));
+          return;
+        }
         // No copy: MPI forbids changing the target memory while a Get of it is in its epoch.
         this.replyTo(origin, id, mem.subarray(offset, offset + bytes));
         return;
