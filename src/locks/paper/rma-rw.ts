@@ -9,7 +9,9 @@
  * paper's recommended "one counter per compute node"); T_DC > 0: a counter on every T_DC-th rank
  * (0, T_DC, 2·T_DC, …; reader p uses rank ⌊p/T_DC⌋·T_DC, 001 §3.2's ⌈p/T_DC⌉ read as a host).
  * T_L2 = 50 (node), T_L1 = 20 (machine), T_R = 1000 (readers per counter before a waiting
- * writer gets its turn). T_W = T_L1·T_L2 (see deviation 2).
+ * writer gets its turn). T_W = T_L1·T_L2 (see deviation 2). As in the paper (a reset subtracts
+ * only the departed readers), T_R also caps the readers inside at once on one counter: choose
+ * T_R ≥ the readers that share a counter and must hold the lock together.
  *
  * Window layout: hier.ts (global window: arrive @192, depart @256, reset @320 at counter hosts).
  *
@@ -88,8 +90,10 @@ export class RmaRw extends HierLock implements RWLock {
 
   protected globalAcquired(handed: number | null): number {
     if (handed !== null && handed !== MODE_CHANGE) return handed; // writer to writer: still WRITE
-    for (const q of this.counters) this.grma.acc(WRITE, q, ARRIVE, MPI.SUM);
-    for (const q of this.counters) {
+    const n = this.counters.length;
+    for (let k = 0; k < n; k++) this.grma.acc(WRITE, this.counters[k]!, ARRIVE, MPI.SUM);
+    for (let k = 0; k < n; k++) {
+      const q = this.counters[k]!;
       this.waiter.reset();
       for (;;) {
         const arr = this.grma.load(q, ARRIVE);
@@ -104,7 +108,7 @@ export class RmaRw extends HierLock implements RWLock {
 
   protected globalHandover(c1: number, succKnown: boolean): number {
     if (succKnown && c1 < this.p.T_L1) return c1 + 1;
-    for (const q of this.counters) this.resetCounter(q, true);
+    for (let k = 0; k < this.counters.length; k++) this.resetCounter(this.counters[k]!, true);
     return MODE_CHANGE;
   }
 
