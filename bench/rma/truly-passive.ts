@@ -7,7 +7,8 @@
  *
  * Output, OSU-like: "# Size", then per size the epoch latency (µs) with the target idle in MPI,
  * computing, and their ratio. Window by Win.Allocate (a node segment when both ranks share a
- * node; on two SCI nodes the operations go through the target's agent).
+ * node; on two SCI nodes exported SISCI memory reached by remote stores, locks by Lamport's
+ * mutex in the target's lock area: neither needs the target).
  */
 import { MPI } from '../../src/index.js';
 

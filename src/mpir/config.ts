@@ -115,11 +115,12 @@ export const COLL_BARRIER_FANIN = declareInt({
 
 export const RMA_METHOD = declareChoice({
   name: 'TSMPI_RMA_METHOD', layer,
-  description: 'How window operations reach the target (003b §3.2): auto (Put and Get by direct loads and stores when ' +
-    'the window lies in memory every rank of it maps, i.e. Allocate or Allocate_shared on one node; everything else by ' +
-    'the target\'s agent), emulated (everything through the agent, for comparison) or gather (through the agent, with ' +
-    'Puts and Accumulates of up to TSMPI_RMA_GATHER_MAX bytes collected per target and sent as one message at the next ' +
-    'synchronisation).',
+  description: 'How window operations reach the target (003b §3.2): auto (direct: loads, stores and CPU atomics when the ' +
+    'window lies in a node segment, i.e. Allocate or Allocate_shared on one node; remote loads and checked stores, ' +
+    'accumulates under the part\'s mutex, when it lies in exported SISCI memory, i.e. Allocate across SCI nodes or ' +
+    'Create on MPI.Alloc_mem(type=shared) memory; otherwise the target\'s agent), emulated (everything through the ' +
+    'agent, for comparison) or gather (through the agent, with Puts and Accumulates of up to TSMPI_RMA_GATHER_MAX bytes ' +
+    'collected per target and sent as one message at the next synchronisation).',
   default: 'auto', choices: ['auto', 'emulated', 'gather'] as const,
 });
 
@@ -131,10 +132,12 @@ export const RMA_GATHER_MAX = declareInt({
 
 export const RMA_LOCK_POLICY = declareChoice({
   name: 'TSMPI_RMA_LOCK_POLICY', layer,
-  description: 'Window locks of windows that span nodes (research 004): the lock is a word in the target\'s node segment; ' +
-    'ranks of that node take it with CPU atomics in cpu mode, the target\'s agent takes it for everyone in device mode ' +
-    '(FIFO, fair to other nodes). migrate: device mode when a rank of another node asks, cpu mode again when a rank of ' +
-    'the node asks (004\'s policy); cpu or device: stay in that mode.',
+  description: 'Window locks (research 004, made one-sided; src/mpir/rma/lock-area.ts): each part\'s lock lives in memory ' +
+    'its owner exposes; in cpu mode ranks of the owner\'s node take it with CPU compare-exchange, in device mode every ' +
+    'rank takes it under Lamport\'s fast mutex with loads and stores only (what ranks of other SCI nodes can do). ' +
+    'migrate: device mode when a rank of another node asks, cpu mode again when a rank of the node asks and no other ' +
+    'node waits (004\'s policy); device: device mode for good; cpu: cpu mode for good, ranks of other nodes ask the ' +
+    'owner\'s window agent (004\'s two-sided path, which needs the owner\'s MPI calls).',
   default: 'migrate', choices: ['migrate', 'cpu', 'device'] as const,
 });
 
