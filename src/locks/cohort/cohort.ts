@@ -50,6 +50,7 @@ interface PassCounter {
 class RmaCounter implements PassCounter {
   private readonly lw: LockWindow;
   private readonly buf = new Int32Array(1);
+  private readonly target: [number, number, unknown] = [0, 1, MPI.INT];
 
   /** `home`: the rank holding this rank's counter; `hasOne`: whether this rank holds one. */
   constructor(ctx: LockContext, private readonly home: number, hasOne: boolean) {
@@ -59,14 +60,14 @@ class RmaCounter implements PassCounter {
   }
 
   read(): number {
-    this.lw.win.Get(this.buf, this.home, [0, 1, MPI.INT]);
+    this.lw.win.Get(this.buf, this.home, this.target);
     this.lw.win.Flush(this.home);
     return this.buf[0]!;
   }
 
   write(v: number): void {
     this.buf[0] = v;
-    this.lw.win.Put(this.buf, this.home, [0, 1, MPI.INT]);
+    this.lw.win.Put(this.buf, this.home, this.target);
     this.lw.win.Flush(this.home);
   }
 

@@ -47,10 +47,12 @@ export class GlobalTas implements GlobalLevel {
   private readonly zero = Int32Array.of(0);
   private readonly result = new Int32Array(1);
   private readonly backoff: Backoff;
+  private readonly flagTarget: [number, number, unknown];
 
   constructor(ctx: LockContext, waiter: Waiter, minBackoff = 1, maxBackoff = 32) {
     const layout = new WindowLayout().field('flag', 4);
     this.flagDisp = layout.at('flag');
+    this.flagTarget = [this.flagDisp, 1, MPI.INT];
     this.lw = new LockWindow(ctx.comm, ctx.rank === 0 ? layout.size : 0);
     this.backoff = new Backoff(waiter, minBackoff, maxBackoff);
   }
@@ -70,7 +72,7 @@ export class GlobalTas implements GlobalLevel {
   }
 
   release(): void {
-    this.lw.win.Accumulate(this.zero, 0, [this.flagDisp, 1, MPI.INT], MPI.REPLACE);
+    this.lw.win.Accumulate(this.zero, 0, this.flagTarget, MPI.REPLACE);
     this.lw.win.Flush(0);
   }
 
@@ -87,11 +89,13 @@ export class GlobalTkt implements GlobalLevel {
   private readonly one = Int32Array.of(1);
   private readonly ticket = new Int32Array(1);
   private readonly serving = new Int32Array(1);
+  private readonly servingTarget: [number, number, unknown];
 
   constructor(ctx: LockContext, private readonly waiter: Waiter) {
     const layout = new WindowLayout().field('next', 4).field('serving', 4);
     this.nextDisp = layout.at('next');
     this.servingDisp = layout.at('serving');
+    this.servingTarget = [this.servingDisp, 1, MPI.INT];
     this.lw = new LockWindow(ctx.comm, ctx.rank === 0 ? layout.size : 0);
   }
 
@@ -114,7 +118,7 @@ export class GlobalTkt implements GlobalLevel {
   }
 
   release(): void {
-    this.lw.win.Accumulate(this.one, 0, [this.servingDisp, 1, MPI.INT], MPI.SUM);
+    this.lw.win.Accumulate(this.one, 0, this.servingTarget, MPI.SUM);
     this.lw.win.Flush(0);
   }
 
@@ -142,12 +146,14 @@ export class GlobalMcs implements GlobalLevel {
   private readonly result = new Int32Array(1);
   private readonly status = new Uint8Array(1);
   private readonly grant = Uint8Array.of(1);
+  private readonly nextTarget: [number, number, unknown];
 
   constructor(ctx: LockContext, private readonly waiter: Waiter) {
     const layout = new WindowLayout().field('tail', 4).field('next', 4);
     this.tailDisp = layout.at('tail');
     this.nextDisp = layout.at('next');
     this.nextIx = word(this.nextDisp);
+    this.nextTarget = [this.nextDisp, 1, MPI.INT];
     // Node-shared memory: only the leader has a part; re-exposed globally by Win.Create.
     this.shared = new NodeSharedWindow(ctx.node, ctx.isLeader ? layout.size : 0);
     this.q = this.shared.part(0);
@@ -172,7 +178,7 @@ export class GlobalMcs implements GlobalLevel {
     this.win.Flush(0);
     const pred = this.result[0]!;
     if (pred === -1) return true;
-    this.win.Put(this.me, pred, [this.nextDisp, 1, MPI.INT]);
+    this.win.Put(this.me, pred, this.nextTarget);
     this.win.Flush(pred);
     this.comm.Recv(this.status, MPI.ANY_SOURCE, HANDOVER_TAG);
     return false;
