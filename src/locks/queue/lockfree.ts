@@ -35,8 +35,7 @@
  *     incarnation as the cn it read (an element read is atomic only per 8-byte word).
  *   v: the value's float64 bits (safe integers are exact).
  *
- * ATOMICS. Remote access is Compare_and_swap and Get_accumulate(NO_OP) (+ Fetch_and_op(NO_OP),
- * the one-word Get_accumulate) only; the owner's own writes of its cells (init, tau) are
+ * ATOMICS. Remote access is Compare_and_swap and Get_accumulate(NO_OP) only; the owner's own writes of its cells (init, tau) are
  * Accumulate(REPLACE) to itself, its D→F release a CAS to itself, so every access to a word
  * is an MPI atomic (also on node-shared windows where peers apply atomics with CPU atomics).
  * An element is read with one Get_accumulate of [cn, tau, v]; it is valid when the generation
@@ -189,7 +188,8 @@ export class DecentralizedQueue implements DistQueue {
       this.unlock(rank, disp - 8);
       return;
     }
-    this.win.Fetch_and_op(this.word, this.word, rank, disp, MPI.NO_OP);
+    this.target1[0] = disp;
+    this.win.Get_accumulate(this.word, this.word, rank, this.target1, MPI.NO_OP);
     this.win.Flush(rank);
   }
 

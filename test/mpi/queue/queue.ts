@@ -32,6 +32,9 @@ const SHIFT = 1 << 20;
 const nap = new Int32Array(new SharedArrayBuffer(4));
 const spec = queueSpec(name);
 const ctx = new LockContext(comm);
+const trace = (what: string): void => {
+  if (process.env.QUEUE_TRACE !== undefined) console.error(`rank ${rank}: ${what}`);
+};
 const tag = (v: number): string => `${Math.floor(v / SHIFT)}:${v % SHIFT}`;
 
 let seed = 12345 + 7919 * rank;
@@ -114,8 +117,11 @@ function mixed(phase: string, params?: Record<string, number>): void {
   checkExactlyOnce(seq, got, phase);
   q.free();
 }
+trace('mixed');
 mixed('mixed');
+trace('mixed-small-pool');
 mixed('mixed-small-pool', { K: 6 });
+trace('fifo');
 
 // ---- 2. FIFO per producer: one consumer, the others produce.
 {
@@ -147,6 +153,7 @@ mixed('mixed-small-pool', { K: 6 });
 }
 
 // ---- 3. full: a tiny pool.
+trace('full');
 {
   const q = spec.make(ctx, { K: tinyK });
   comm.Barrier();
@@ -176,6 +183,8 @@ mixed('mixed-small-pool', { K: 6 });
   q.free();
 }
 
+trace('finalize');
 ctx.free();
 MPI.Finalize();
+trace('finalized');
 t.finish(rank);
