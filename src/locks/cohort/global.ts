@@ -20,14 +20,20 @@
  * allocate_per_node), so remote ranks Put into them while node-mates read them directly.
  *   layout per leader part: tail (Int32, used at rank 0 only) | next (Int32, a REAL rank)
  *   acquire (rank r, leader L): next = -1 (direct Atomics.store); pred = Fetch_and_op(REPLACE
- *     L, tail) + Flush(0); if pred != -1: Put(r, pred's next) + Flush(pred), then
+ *     L, tail) + Flush(0); if pred != -1: Fetch_and_op(REPLACE r, pred's next) + Flush(pred), then
  *     Recv(1 status byte, ANY_SOURCE) on the lock's own communicator (r knows only the
  *     predecessor's leader, not which rank of that node will release).
  *   release (any rank of the holding node): succ = next (direct Atomics.load); if -1:
  *     Compare_and_swap(-1 over L, tail) + Flush(0), done when it was L, else wait (pause)
  *     until next != -1; Send(status byte, succ).
  *
- * Deviations: Int32 words instead of C bools/uint8 (Atomics needs Int32Array; RMA on one
+ * Deviations: the registration in the predecessor's `next` is an atomic Fetch_and_op(REPLACE)
+ * (dash::Mutex's original form, Fig. 4.3), not the thesis' optimised Put (§2.4 step 3): the
+ * releaser polls `next` directly, and MPI guarantees nothing for a concurrently updated word
+ * wider than one byte (§1.5). Here it bit: a Put is copied byte by byte, and a releaser read
+ * rank 2 over -1 half-written as 0xFF000002 (3 ranks, 2 nodes). Atomic operations are applied
+ * with JS Atomics on the window memory, so the direct Atomics.load never sees them torn.
+ * Int32 words instead of C bools/uint8 (Atomics needs Int32Array; RMA on one
  * aligned word is as good); TAS release with Accumulate(REPLACE) rather than Put, since MPI
  * gives no atomicity between a Put and a concurrent Compare_and_swap on the same location;
  * the p2p messages travel on a Dup of ctx.comm so they can never match a program's receives
@@ -146,14 +152,12 @@ export class GlobalMcs implements GlobalLevel {
   private readonly result = new Int32Array(1);
   private readonly status = new Uint8Array(1);
   private readonly grant = Uint8Array.of(1);
-  private readonly nextTarget: [number, number, unknown];
 
   constructor(ctx: LockContext, private readonly waiter: Waiter) {
     const layout = new WindowLayout().field('tail', 4).field('next', 4);
     this.tailDisp = layout.at('tail');
     this.nextDisp = layout.at('next');
     this.nextIx = word(this.nextDisp);
-    this.nextTarget = [this.nextDisp, 1, MPI.INT];
     // Node-shared memory: only the leader has a part; re-exposed globally by Win.Create.
     this.shared = new NodeSharedWindow(ctx.node, ctx.isLeader ? layout.size : 0);
     this.q = this.shared.part(0);
@@ -178,7 +182,8 @@ export class GlobalMcs implements GlobalLevel {
     this.win.Flush(0);
     const pred = this.result[0]!;
     if (pred === -1) return true;
-    this.win.Put(this.me, pred, this.nextTarget);
+    // Atomic registration (see the header): a Put here can be seen half-written by the poller.
+    this.win.Fetch_and_op(this.me, this.result, pred, this.nextDisp, MPI.REPLACE);
     this.win.Flush(pred);
     this.comm.Recv(this.status, MPI.ANY_SOURCE, HANDOVER_TAG);
     return false;
