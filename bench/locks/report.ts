@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Bench, BENCH_TITLE, BENCHES, type Metric, METRIC_LABEL, readCsv, RESULTS, type Row } from './common.js';
+import { plotBench } from './svg.js';
 
 const args = process.argv.slice(2);
 const outAt = args.indexOf('--out');
@@ -203,7 +204,10 @@ function claims(data: Map<Bench, Row[]>): string[] {
 const data = new Map<Bench, Row[]>();
 for (const b of BENCHES) {
   const rows = readCsv(path.join(dir, `${b}.csv`));
-  if (rows.length > 0) data.set(b, rows);
+  if (rows.length > 0) {
+    data.set(b, rows);
+    plotBench(b, rows, path.join(dir, `${b}.svg`)); // the figures always match the CSVs
+  }
 }
 const runInfo = path.join(dir, 'run.json');
 const run = fs.existsSync(runInfo) ? JSON.parse(fs.readFileSync(runInfo, 'utf8')) as { commands?: string[]; options?: string; started?: string } : null;

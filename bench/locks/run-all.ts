@@ -61,7 +61,7 @@ for (const bench of benches) {
   for (const { n, nodes } of configs) {
     const t = Date.now();
     const r = launch(bench, n, nodes, locks);
-    process.stdout.write(`${bench} -n ${n}${nodes > 1 ? ` --sci-nodes ${nodes}` : ''}: ${r.ok ? 'ok' : 'FAILED, retrying lock by lock'} (${((Date.now() - t) / 1000).toFixed(1)} s)\n`);
+    process.stdout.write(`${bench} -n ${n}${nodes > 1 ? ` --sci-nodes ${nodes}` : ''}: ${r.ok ? 'ok' : `FAILED (${r.why}), retrying lock by lock`} (${((Date.now() - t) / 1000).toFixed(1)} s)\n`);
     if (r.ok) continue;
     const names = locks === 'all' ? (bench === 'queue' ? QUEUES : LOCKS).map((s) => s.name) : locks.split(',');
     let failures = 0;

@@ -37,11 +37,12 @@ function tickLabel(v: number): string {
   return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? String(Number(v.toFixed(2))) : String(Number(v.toPrecision(2)));
 }
 
-const W = 430;
+const PANEL_W = 430;
 const H = 290;
 const M = { left: 58, right: 12, top: 30, bottom: 48 };
 
-function drawPanel(p: Panel, ox: number, oy: number, kind: 'line' | 'bar', colorOf: (s: string) => string, yLabel: string, xLabel: string): string {
+function drawPanel(p: Panel, ox: number, oy: number, kind: 'line' | 'bar', colorOf: (s: string) => string, yLabel: string, xLabel: string,
+                   W: number): string {
   const out: string[] = [];
   const pw = W - M.left - M.right;
   const ph = H - M.top - M.bottom;
@@ -133,23 +134,30 @@ export function panelsOf(bench: Bench, rows: readonly Row[], metric: Metric): { 
 
 export function renderSvg(title: string, panels: Panel[], kind: 'line' | 'bar', yLabel: string, xLabel: string): string {
   const names = [...new Set(panels.flatMap((p) => p.series.map((s) => s.name)))];
-  const colorOf = (s: string): string => COLORS[names.indexOf(s) % COLORS.length]!;
-  const cols = Math.min(3, Math.max(1, panels.length));
+  const colorOf = (s: string): string => {
+    const i = names.indexOf(s);
+    return i < COLORS.length ? COLORS[i]! : `hsl(${Math.round((i * 137.5) % 360)}, 60%, ${i % 2 === 0 ? 35 : 55}%)`;
+  };
+  // Bar panels widen with their bars (about 9 px each), so many locks stay readable.
+  const bars = kind === 'bar' ? Math.max(0, ...panels.map((p) => p.xs.length * p.series.length)) : 0;
+  const W = Math.max(PANEL_W, Math.min(2400, Math.ceil(bars * 9 / 0.8) + M.left + M.right + 20));
+  const cols = Math.max(1, Math.min(panels.length, Math.max(1, Math.floor(1300 / W))));
   const rowsN = Math.max(1, Math.ceil(panels.length / cols));
-  const legendRows = Math.ceil(names.length / 4);
+  const width = Math.max(cols * W, 920);
+  const legendCols = Math.max(1, Math.floor(width / 230));
+  const legendRows = Math.ceil(names.length / legendCols);
   const top = 34 + legendRows * 16;
-  const width = cols * W;
   const height = top + rowsN * H;
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${width / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">${esc(title)}</text>`];
   names.forEach((n, i) => {
-    const x = 20 + (i % 4) * Math.max(150, width / 4);
-    const y = 32 + Math.floor(i / 4) * 16;
+    const x = 20 + (i % legendCols) * 230;
+    const y = 32 + Math.floor(i / legendCols) * 16;
     out.push(`<rect x="${x}" y="${y}" width="12" height="10" fill="${colorOf(n)}"/><text x="${x + 16}" y="${y + 9}" font-size="11">${esc(n)}</text>`);
   });
   if (panels.length === 0) out.push(`<text x="${width / 2}" y="${top + 40}" text-anchor="middle" font-size="12" fill="#888">no results</text>`);
-  panels.forEach((p, i) => out.push(drawPanel(p, (i % cols) * W, top + Math.floor(i / cols) * H, kind, colorOf, yLabel, xLabel)));
+  panels.forEach((p, i) => out.push(drawPanel(p, (i % cols) * W, top + Math.floor(i / cols) * H, kind, colorOf, yLabel, xLabel, W)));
   out.push('</svg>');
   return out.join('\n') + '\n';
 }
