@@ -254,6 +254,11 @@ export class ShmemDevice implements Device {
         this.sink!.onPacket(peer, words, at, this.inBytes, off, len);
         handled++;
       }
+      // The slots after a message's first (its payload, or the ring's end after a skip) keep
+      // what was written there: a stale first word equal to the sequence number the poll will
+      // expect there one lap later would pass for a packet. Stamp each with its own,
+      // consumed, number, which the poll never expects again (it expects n + slots there).
+      for (let k = 1; k < slots; k++) words[ringWord + ((read + k) & this.slotMask) * SLOT_WORDS] = (read + k + 1) | 0;
       read = (read + slots) | 0;
     }
     this.readSlots[peer] = read;

@@ -138,6 +138,9 @@ export class Win {
   private readonly loose = RMA_PSCW.read() === 'loose';
   private readonly postedWait = new Map<number, CoreRequest>();
   private readonly remotePutMin = RMA_REMOTE_PUT_MIN.read();
+  /** One word staged for wordAccess. */
+  private readonly wordBytes = new Uint8Array(8);
+  private readonly word = { i32: new Int32Array(this.wordBytes.buffer), i64: new BigInt64Array(this.wordBytes.buffer) };
   /** Gets served by remote-put (origin side), and remote-puts written (target side). */
   readonly remotePut = { gets: 0, written: 0 };
   private readonly deferred = new Map<number, DeferredOp[]>();
@@ -1031,7 +1034,8 @@ export class Win {
       for (let b = 0, pos = 0; b < n; b += 2) {
         const o = at + (list !== null ? list[b]! : 0);
         const len = list !== null ? list[b + 1]! : bytes;
-        if (kind === PUT) part.mem.write(o, data!, pos, len);
+        if ((len === 4 || len === 8) && (o & (len - 1)) === 0 && part.atomics !== null) this.wordAccess(part.atomics, kind, o, len, data, into, pos);
+        else if (kind === PUT) part.mem.write(o, data!, pos, len);
         else into!.set(part.mem.bytes.subarray(o, o + len), pos);
         pos += len;
       }
@@ -1063,13 +1067,34 @@ export class Win {
     void elements;
   }
 
+  /**
+   * A Put or Get of one aligned 4- or 8-byte word in memory we share with its owner, as one
+   * store or load: V8 copies into and out of a SharedArrayBuffer byte by byte, so a rank
+   * polling the word (a lock hand-over: MPI-3.1 §11.7 allows polling in the unified model)
+   * could otherwise see it half written.
+   */
+  private wordAccess(atomics: AtomicViews, kind: number, at: number, len: number, data: Uint8Array | null,
+                     into: Uint8Array | null, pos: number): void {
+    const w = this.word;
+    if (kind === PUT) {
+      this.wordBytes.set(data!.subarray(pos, pos + len));
+      if (len === 4) Atomics.store(atomics.i32, at >> 2, w.i32[0]!);
+      else Atomics.store(atomics.i64, at >> 3, w.i64[0]!);
+    } else {
+      if (len === 4) w.i32[0] = Atomics.load(atomics.i32, at >> 2);
+      else w.i64[0] = Atomics.load(atomics.i64, at >> 3);
+      into!.set(this.wordBytes.subarray(0, len), pos);
+    }
+  }
+
   /** A read-modify-write by loads and stores (the caller holds the part's mutex). */
   private plainUpdate(part: Part, at: number, len: number, dt: Datatype, op: Op, src: Uint8Array | null, dst: Uint8Array | null): void {
     const current = part.mem.bytes.slice(at, at + len);
     if (dst !== null) dst.set(current);
     if (src === null) return;
     op.apply(src, current, len / dt.size, dt);
-    part.mem.write(at, current, 0, len);
+    if ((len === 4 || len === 8) && (at & (len - 1)) === 0 && part.atomics !== null) this.wordAccess(part.atomics, PUT, at, len, current, null, 0);
+    else part.mem.write(at, current, 0, len);
   }
 
   private plainCompareAndSwap(part: Part, at: number, bytes: number, both: Uint8Array, into: Uint8Array): void {
