@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { MPI, type Intracomm, type Win } from '../index.js';
 import { Waiter } from './wait.js';
 
@@ -27,6 +28,13 @@ export class LockContext {
   readonly ranksOf: readonly Int32Array[];
   /** For every rank of comm: its rank inside its node. */
   readonly nodeRankOf: Int32Array;
+  /**
+   * Ranks of comm on this machine (same processor name; emulated SCI nodes share one), and
+   * whether they outnumber its cores: then a waiter must sleep soon, or it steals the CPU from
+   * the holder; otherwise it keeps spinning, since a timed sleep costs tens of µs (timer slack).
+   */
+  readonly machineRanks: number;
+  readonly oversubscribed: boolean;
 
   constructor(readonly comm: Intracomm) {
     this.rank = comm.rank;
@@ -48,6 +56,9 @@ export class LockContext {
     for (let n = 0; n < this.nodeCount; n++) ranksOf.push(Int32Array.from(Array.from({ length: this.size }, (_, r) => r).filter((r) => this.nodeOf[r] === n)));
     this.ranksOf = ranksOf;
     this.nodeRankOf = Int32Array.from({ length: this.size }, (_, r) => ranksOf[this.nodeOf[r]!]!.indexOf(r));
+    const me = MPI.Get_processor_name();
+    this.machineRanks = (comm.allgather(me) as string[]).filter((name) => name === me).length;
+    this.oversubscribed = this.machineRanks > os.availableParallelism();
   }
 
   /** Whether `rank` shares this rank's node (direct loads and stores reach its shared-window part). */
@@ -59,9 +70,9 @@ export class LockContext {
     return this.nodeRank === 0;
   }
 
-  /** A fresh waiter for one lock's wait loops (probes this context's communicator). */
+  /** A fresh waiter for one lock's wait loops (probes this context's communicator; naps soon only when oversubscribed). */
   waiter(probe = true): Waiter {
-    return new Waiter(this.comm, 64, 5, 500, probe);
+    return new Waiter(this.comm, this.oversubscribed ? 64 : 1 << 14, 5, 500, probe);
   }
 
   free(): void {
