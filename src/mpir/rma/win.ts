@@ -16,6 +16,7 @@ import { AtomicViews } from './atomic.js';
 import { LockAreas, UPDATE_AGENT, UPDATE_CPU } from './lock-area.js';
 import { exposedMemoryOf } from './alloc-mem.js';
 import { nodeSegmentWindow, type Part, spreadWindow, type WindowMemory } from './window-memory.js';
+import { mergePuts } from './gather.js';
 import type { ExposedMemory } from '../../mpid/remote-memory.js';
 import { walk } from '../dtype/cursor.js';
 import { addon } from '../../native/addon.js';
@@ -91,6 +92,7 @@ const HEADER_BYTES = HEADER_DOUBLES * 8;
 const REMOTE_PUT = 2;
 
 const DATATYPES: readonly Datatype[] = Object.values(Datatypes);
+const BYTE_TYPE = DATATYPES.indexOf(Datatypes.BYTE);
 /** Longest nap of a waiter on a lock (a release does not notify across processes; this bounds the miss). */
 const LOCK_NAP_MS = 1;
 const OPS: readonly Op[] = Object.values(Ops);
@@ -171,6 +173,8 @@ export class Win {
    */
   private readonly gatherMax = RMA_METHOD.read() === 'gather' ? RMA_GATHER_MAX.read() : -1;
   private readonly batches = new Map<number, { buf: Uint8Array; len: number }>();
+  /** Gathered method: operations gathered, BATCH messages sent, Puts merged into a neighbour. */
+  readonly gathered = { operations: 0, messages: 0, merged: 0 };
   /** Requests of Rget / Rget_accumulate handed to the user, until the next flush. */
   private readonly userRequests: Request[] = [];
   private readonly agent = { advance: () => this.serve() };
@@ -506,6 +510,7 @@ export class Win {
     }
     if ((kind === PUT || kind === ACC) && payload <= this.gatherMax && blocks === null) {
       this.gather(targetRank, kind, msg);
+      this.gathered.operations++;
       this.dirty.add(targetRank);
       return null;
     }
@@ -612,7 +617,10 @@ export class Win {
   private sendBatch(targetRank: number): void {
     const b = this.batches.get(targetRank);
     if (b === undefined || b.len === 0) return;
-    this.send(targetRank, BATCH, b.buf.subarray(0, b.len));
+    const sorted = mergePuts(b.buf, b.len, PUT, HEADER_DOUBLES, BYTE_TYPE);
+    if (sorted !== null) this.gathered.merged += sorted.merged;
+    this.gathered.messages++;
+    this.send(targetRank, BATCH, sorted !== null ? sorted.bytes : b.buf.subarray(0, b.len));
     b.len = 0;
   }
 
