@@ -140,6 +140,8 @@ export class Win {
   private readonly loose = RMA_PSCW.read() === 'loose';
   private readonly postedWait = new Map<number, CoreRequest>();
   private readonly remotePutMin = RMA_REMOTE_PUT_MIN.read();
+  /** The agent's atomic views of shared window memory, by buffer. */
+  private readonly agentViews = new Map<ArrayBufferLike, AtomicViews>();
   /** One word staged for wordAccess. */
   private readonly wordBytes = new Uint8Array(8);
   private readonly word = { i32: new Int32Array(this.wordBytes.buffer), i64: new BigInt64Array(this.wordBytes.buffer) };
@@ -948,6 +950,8 @@ export class Win {
       return;
     }
     const data = msg.subarray(HEADER_BYTES);
+    if (kind <= CAS && kind !== GET && mem.buffer instanceof SharedArrayBuffer && this.applyAtomically(origin, kind, id, mem,
+      offset, bytes, count, dt, op, h[5] === 1 ? data : null)) return;
     switch (kind) {
       case PUT:
         mem.set(data.subarray(0, bytes), offset);
@@ -1003,6 +1007,35 @@ export class Win {
     }
   }
 
+  /**
+   * The agent's side on shared memory (a SharedArrayBuffer that other threads or processes may
+   * poll or update with CPU atomics at the same time: node-shared memory re-exposed by
+   * Win.Create, memory of Alloc_mem): a word-sized Put as one store, accumulates and atomics
+   * with CPU atomics per element, so nobody sees an element half written (V8 copies shared
+   * memory byte by byte). False when the elements do not qualify (the caller copies).
+   */
+  private applyAtomically(origin: number, kind: number, id: number, mem: Uint8Array, offset: number, bytes: number,
+                          count: number, dt: Datatype, op: Op | null, data: Uint8Array | null): boolean {
+    const at = mem.byteOffset + offset;
+    let views = this.agentViews.get(mem.buffer);
+    if (views === undefined) this.agentViews.set(mem.buffer, (views = new AtomicViews(mem.buffer)));
+    if (kind === PUT) {
+      if ((bytes !== 4 && bytes !== 8) || (at & (bytes - 1)) !== 0) return false;
+      this.wordAccess(views, PUT, at, bytes, data, null, 0);
+      return true;
+    }
+    if (!AtomicViews.directFor(dt, at)) return false;
+    if (kind === ACC) {
+      views.apply(op!, dt, at, count, data, null);
+      return true;
+    }
+    const result = new Uint8Array(bytes);
+    if (kind === CAS) views.compareAndSwap(dt, at, data!.subarray(0, bytes), data!.subarray(bytes, 2 * bytes), result);
+    else views.apply(op!, dt, at, count, data, result);
+    this.replyTo(origin, id, result);
+    return true;
+  }
+
   /** The agent's side of an operation on a derived target type. */
   private applyBlocks(mem: Uint8Array, origin: number, kind: number, id: number, offset: number, list: Float64Array, dt: Datatype,
                       op: Op | null, data: Uint8Array | null, bytes: number): void {
@@ -1042,7 +1075,10 @@ export class Win {
       for (let b = 0, pos = 0; b < n; b += 2) {
         const o = at + (list !== null ? list[b]! : 0);
         const len = list !== null ? list[b + 1]! : bytes;
-        if ((len === 4 || len === 8) && (o & (len - 1)) === 0 && part.atomics !== null) this.wordAccess(part.atomics, kind, o, len, data, into, pos);
+        // One aligned word: one load (any part: remote loads of a word are whole on SCI too) or,
+        // in memory we share with the owner, one store (remote stores go through the checked
+        // copy, whose word-sized copy is one store).
+        if ((len === 4 || len === 8) && (o & (len - 1)) === 0 && (kind === GET || part.atomics !== null)) this.wordAccess(part.words, kind, o, len, data, into, pos);
         else if (kind === PUT) part.mem.write(o, data!, pos, len);
         else into!.set(part.mem.bytes.subarray(o, o + len), pos);
         pos += len;
@@ -1081,7 +1117,7 @@ export class Win {
    * polling the word (a lock hand-over: MPI-3.1 §11.7 allows polling in the unified model)
    * could otherwise see it half written.
    */
-  private wordAccess(atomics: AtomicViews, kind: number, at: number, len: number, data: Uint8Array | null,
+  private wordAccess(atomics: { readonly i32: Int32Array; readonly i64: BigInt64Array }, kind: number, at: number, len: number, data: Uint8Array | null,
                      into: Uint8Array | null, pos: number): void {
     const w = this.word;
     if (kind === PUT) {
@@ -1101,7 +1137,7 @@ export class Win {
     if (dst !== null) dst.set(current);
     if (src === null) return;
     op.apply(src, current, len / dt.size, dt);
-    if ((len === 4 || len === 8) && (at & (len - 1)) === 0 && part.atomics !== null) this.wordAccess(part.atomics, PUT, at, len, current, null, 0);
+    if ((len === 4 || len === 8) && (at & (len - 1)) === 0 && part.atomics !== null) this.wordAccess(part.words, PUT, at, len, current, null, 0);
     else part.mem.write(at, current, 0, len);
   }
 

@@ -26,6 +26,13 @@ export interface Part {
   readonly base: number;
   /** CPU atomics on it (this rank shares memory with the owner); null for remote parts. */
   readonly atomics: AtomicViews | null;
+  /** Word views of mem (single loads and stores of aligned words, local or remote). */
+  readonly words: { readonly i32: Int32Array; readonly i64: BigInt64Array };
+}
+
+function wordViews(mem: RemoteAccessMemory): Part['words'] {
+  const b = mem.words.buffer;
+  return { i32: mem.words, i64: new BigInt64Array(b, 0, Math.floor(b.byteLength / 8)) };
 }
 
 export interface SharedSegment {
@@ -75,11 +82,12 @@ export function nodeSegmentWindow(world: World, req: Intracomm, size: number, po
   const all = new Uint8Array(mapped.words.buffer);
   const mem = localMemory(all, mapped.words);
   const atomics = new AtomicViews(mapped.words.buffer);
+  const words = wordViews(mem);
   const me = req.rank;
   return {
     bytes: all.subarray(offsets[me]!, offsets[me]! + size),
     shared: { bytes: all, offsets },
-    parts: Array.from({ length: n }, (_, r) => ({ mem, base: offsets[r]!, atomics })),
+    parts: Array.from({ length: n }, (_, r) => ({ mem, base: offsets[r]!, atomics, words })),
     areas: Array.from({ length: n }, (_, r) => ({ mem, at: (r * areaBytes) >> 2, local: true })),
     release: () => undefined,
     remove: () => undefined,
@@ -138,13 +146,13 @@ export function spreadWindow(world: World, req: Intracomm, worldRanks: Int32Arra
     parts = [];
     for (let r = 0; r < n; r++) {
       if (r === me) {
-        parts.push({ mem: exposedPart!, base, atomics: new AtomicViews(exposedPart!.words.buffer) });
+        parts.push({ mem: exposedPart!, base, atomics: new AtomicViews(exposedPart!.words.buffer), words: wordViews(exposedPart!) });
         continue;
       }
       const at = parts3[3 * r + 1]!;
       const m: MappedMemory = world.mapMemory(worldRanks[r]!, parts3[3 * r]!, at + parts3[3 * r + 2]!);
       releases.push(() => m.release());
-      parts.push({ mem: m, base: at, atomics: sharesMemory(r) ? new AtomicViews(m.words.buffer) : null });
+      parts.push({ mem: m, base: at, atomics: sharesMemory(r) ? new AtomicViews(m.words.buffer) : null, words: wordViews(m) });
     }
   }
   return {
