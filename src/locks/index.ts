@@ -12,6 +12,7 @@ import { SPIN_LOCKS } from './spin/index.js';
 export * from './lock.js';
 export { LockContext, LockWindow, NodeSharedWindow, WindowLayout } from './context.js';
 export { Backoff, Waiter } from './wait.js';
+export { QUEUES, type DistQueue, type QueueSpec } from './queue/index.js';
 
 export const LOCKS: readonly LockSpec[] = [WIN_LOCK, ...PAPER_LOCKS, ...SPIN_LOCKS, ...COHORT_LOCKS];
 
