@@ -7,7 +7,8 @@ import { MPI, type Intracomm } from '../index.js';
  * through its window agent, a lock grant) complete. So each pause() probes once. On a machine
  * with more ranks than cores a spinning waiter would also steal the CPU from the holder, so
  * after `spins` pauses without success it naps, with a nap that doubles up to `maxNapUs`
- * (Atomics.wait on a private word: a real sleep, nothing notifies it). reset() after progress.
+ * (Atomics.wait on a private word: a real sleep, nothing notifies it). A wait loop calls reset()
+ * before and after it (written out, so that a wait allocates no closure).
  */
 export class Waiter {
   private pauses = 0;
@@ -37,13 +38,6 @@ export class Waiter {
   reset(): void {
     this.pauses = 0;
     this.napUs = this.minNapUs;
-  }
-
-  /** Waits until `done()` is true (reset first and after). */
-  until(done: () => boolean): void {
-    this.reset();
-    while (!done()) this.pause();
-    this.reset();
   }
 }
 

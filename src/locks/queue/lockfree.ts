@@ -179,6 +179,12 @@ export class DecentralizedQueue implements DistQueue {
   }
 
   /** Reads one word (s, h, t, o) into `word`. o has no lock. */
+  /** Where a walk starts: our hint at `hint` (T or H), or the consensus cell s while the hint is empty (into word32). */
+  private readStart(hint: number): void {
+    this.readWord(this.rank, hint);
+    if (this.word32[1] === 0) this.readWord(0, S);
+  }
+
   private readWord(rank: number, disp: number): void {
     if (this.locked && disp !== O) {
       this.lock(rank, disp - 8);
@@ -296,32 +302,26 @@ export class DecentralizedQueue implements DistQueue {
     this.casNew32[0] = 0;
     this.casNew32[1] = (ST_A << 30) | (gen << 12);
     this.writeOwn(base + E_CN, this.casNew, base);
-    const me = this.rank;
     this.waiter.reset();
     for (;;) {
       // Lines 4–15: start from the tail hint, or from s while the hint is empty.
-      this.readWord(me, T);
+      this.readStart(T);
       let curHi = this.word32[1]!;
       let curLo = this.word32[0]!;
       if (curHi === 0) {
-        this.readWord(0, S);
-        curHi = this.word32[1]!;
-        curLo = this.word32[0]!;
-        if (curHi === 0) {
-          this.setTau(base, gen, 1);
-          this.casCmp32[0] = 0;
-          this.casCmp32[1] = 0;
-          this.casNew32[0] = myLo;
-          this.casNew32[1] = myHi;
-          if (this.cas(0, S, S - 8)) {
-            this.counters.enqueues++;
-            this.bcast(myHi, myLo, 1, true, true);
-            this.observe(0, 0);
-            return true;
-          }
-          curHi = this.casRes32[1]!;
-          curLo = this.casRes32[0]!;
+        this.setTau(base, gen, 1);
+        this.casCmp32[0] = 0;
+        this.casCmp32[1] = 0;
+        this.casNew32[0] = myLo;
+        this.casNew32[1] = myHi;
+        if (this.cas(0, S, S - 8)) {
+          this.counters.enqueues++;
+          this.bcast(myHi, myLo, 1, true, true);
+          this.observe(0, 0);
+          return true;
         }
+        curHi = this.casRes32[1]!;
+        curLo = this.casRes32[0]!;
       }
       // Lines 16–40: walk to the element without successor and link behind it.
       for (;;) {
@@ -362,20 +362,14 @@ export class DecentralizedQueue implements DistQueue {
   // ---------------------------------------------------------------- dequeue
 
   dequeue(): number | null {
-    const me = this.rank;
     this.waiter.reset();
     for (;;) {
-      this.readWord(me, H);
+      this.readStart(H);
       let curHi = this.word32[1]!;
       let curLo = this.word32[0]!;
       if (curHi === 0) {
-        this.readWord(0, S);
-        curHi = this.word32[1]!;
-        curLo = this.word32[0]!;
-        if (curHi === 0) {
-          this.counters.empty++;
-          return null;
-        }
+        this.counters.empty++;
+        return null;
       }
       for (;;) {
         this.observe(curHi, curLo);

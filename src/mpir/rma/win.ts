@@ -21,34 +21,26 @@ import type { ExposedMemory } from '../../mpid/remote-memory.js';
 import { walk } from '../dtype/cursor.js';
 import { addon } from '../../native/addon.js';
 
-
 /**
- * One-sided communication, first part (issue 6): windows whose operations are carried out by
- * the target's RMA agent, the thesis's *emulated access* (003b §3.2b): every Put, Get,
- * Accumulate and atomic travels as a message on the window's own context to the target, where
- * the agent (a progress hook of the engine) applies it to the window memory in arrival order,
- * which makes accumulates to one location atomic per element whoever issues them, and replies
- * with data (gets, fetching atomics) or acknowledgements (flush, lock grants) on a second
- * context. Completion follows the messages' non-overtaking order: a FLUSH answered by the
- * target means every earlier operation of ours is applied there.
+ * One-sided communication (issue 6), SCI-MPICH's access methods (003b §3.2):
+ *  - direct: the window's parts lie in memory every origin maps (window-memory.ts: a node
+ *    segment, or exported SISCI memory across nodes); Put and Get are stores and loads
+ *    (checked remote writes across nodes), accumulates and atomics CPU atomics or loads and
+ *    stores under the part's mutex (lock-area.ts); complete when the call returns, served
+ *    without the target;
+ *  - emulated: every operation travels as a message on the window's own context to the
+ *    target's agent (a progress hook of the engine), which applies it in arrival order (with
+ *    CPU atomics on shared memory) and replies on a second context; a FLUSH answered by the
+ *    target means every earlier operation of ours is applied there (messages do not overtake);
+ *  - remote-put: a large Get into our exported memory is written there by the target's agent;
+ *  - gathered (TSMPI_RMA_METHOD=gather): small Puts and Accumulates per target go as one
+ *    message at the next synchronisation (gather.ts sorts and merges the Puts).
  *
  * Synchronisation: Fence (flush every target touched since the last sync, then a barrier: the
- * flush replies arrive before anyone enters the barrier, so no fast barrier can overtake data,
- * which is the double barrier's point in 003b §3.4.1), Post/Start/Complete/Wait/Test (POSTED and
- * COMPLETE messages, the strict variant), Lock/Unlock (a shared/exclusive lock kept by the
- * target's agent with a queue of waiters), Lock_all/Unlock_all, Flush*, Sync.
- *
- * Direct access (003b §3.2a): a window made by Allocate on ranks that all share memory, or by
- * Allocate_shared, lies in one node segment every rank maps; Put and Get are then plain copies
- * into and out of the target's part (complete when the call returns, and served without the
- * target), while accumulates and atomics still go to the agent, which keeps them atomic per
- * element (SCI-MPICH emulated every accumulate too). TSMPI_RMA_METHOD=emulated sends Put and Get
- * through the agent as well, for comparison.
- *
- * What this part does not do yet: and, without an error, the gathered
- * method, remote-put for large gets, the hybrid lock of research 004, and progress of a target
- * that does not call MPI for what goes through its agent (the agent runs inside its own MPI
- * calls and awaits).
+ * flush replies arrive before anyone enters the barrier, so no fast barrier overtakes data, the
+ * double barrier's point in 003b §3.4.1), Post/Start/Complete/Wait/Test (POSTED and COMPLETE
+ * messages; strict, or loose with TSMPI_RMA_PSCW=loose), Lock/Unlock (research 004's hybrid lock,
+ * one-sided: lock-area.ts), Lock_all/Unlock_all, Flush*, Sync.
  */
 
 export { LOCK_EXCLUSIVE, LOCK_SHARED } from './lock-area.js';
@@ -334,7 +326,7 @@ export class Win {
       case WIN_SIZE: return this.memory.length;
       case WIN_DISP_UNIT: return this.dispUnit;
       case WIN_CREATE_FLAVOR: return this.flavor;
-      // Every access goes through the agent, which works on the same memory the owner sees.
+      // One copy of the memory: direct access and the agent work on what the owner sees.
       case WIN_MODEL: return WIN_UNIFIED;
       default: return null;
     }
@@ -471,7 +463,7 @@ export class Win {
       const bad = op.checkType(dt);
       if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
     }
-    if (this.parts !== null && this.direct(targetRank, kind, offset, blocks !== null ? blocks.list : null, dt, op, elements,
+    if (this.parts !== null && this.direct(targetRank, kind, offset, blocks !== null ? blocks.list : null, dt, op,
       bytes, data !== null ? data.bytes : null, into !== null ? into.bytes : null)) {
       if (into !== null) this.unpackNow(into);
       return null;
@@ -937,7 +929,7 @@ export class Win {
       // or the mutex), so they stay atomic together.
       const list = nBlocks > 0 ? new Float64Array(msg.slice(HEADER_BYTES, HEADER_BYTES + nBlocks * 16).buffer) : null;
       const result = kind === ACC ? null : new Uint8Array(bytes);
-      this.direct(this.reqCore.rank, kind, offset, list, dt, op, count, bytes,
+      this.direct(this.reqCore.rank, kind, offset, list, dt, op, bytes,
         h[5] === 1 ? msg.subarray(HEADER_BYTES + nBlocks * 16) : null, result);
       if (result !== null) this.replyTo(origin, id, result);
       return;
@@ -1067,7 +1059,7 @@ export class Win {
    * blocks. False: the update must go to the owner's agent (policy cpu, another node).
    */
   private direct(t: number, kind: number, offset: number, list: Float64Array | null, dt: Datatype, op: Op | null,
-                 elements: number, bytes: number, data: Uint8Array | null, into: Uint8Array | null): boolean {
+                 bytes: number, data: Uint8Array | null, into: Uint8Array | null): boolean {
     const part = this.parts![t]!;
     const at = part.base + offset;
     const n = list !== null ? list.length : 2;
@@ -1108,7 +1100,6 @@ export class Win {
     } finally {
       this.locks.endUpdate(t, how);
     }
-    void elements;
   }
 
   /**

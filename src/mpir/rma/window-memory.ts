@@ -59,9 +59,21 @@ function localMemory(bytes: Uint8Array, words: Int32Array): RemoteAccessMemory {
 }
 
 /**
- * Collective over `req`: rank 0 makes a node segment with every rank's lock area and part
- * (aligned), the others map it by name, and the name is removed once all have (NodeRegion).
+ * Collective over `req` (ranks of one node): rank 0 makes a node segment of `bytes` with the
+ * lock areas of all `n` ranks at its start, the others map it by name, and the name is
+ * removed once all have (NodeRegion).
  */
+function nodeSegment(world: World, req: Intracomm, bytes: number, areaBytes: number, policy: LockPolicy): Int32Array {
+  const region = req.rank === 0 ? NodeRegion.create(world.jobId, world.rank, bytes) : null;
+  if (region !== null) for (let r = 0; r < req.size; r++) initLockArea(region.words, (r * areaBytes) >> 2, policy);
+  const name = req.bcast(region?.name ?? null, 0) as string;
+  const mapped = region ?? NodeRegion.open(name);
+  req.Barrier();
+  region?.unlink();
+  return mapped.words;
+}
+
+/** Collective over `req`: a node segment with every rank's lock area and part (aligned). */
 export function nodeSegmentWindow(world: World, req: Intracomm, size: number, policy: LockPolicy): WindowMemory {
   const n = req.size;
   const sizes = new Float64Array(n);
@@ -73,15 +85,10 @@ export function nodeSegmentWindow(world: World, req: Intracomm, size: number, po
     offsets[r] = total;
     total += Math.ceil(sizes[r]! / PART_ALIGN) * PART_ALIGN;
   }
-  const region = req.rank === 0 ? NodeRegion.create(world.jobId, world.rank, Math.max(total, PART_ALIGN)) : null;
-  if (region !== null) for (let r = 0; r < n; r++) initLockArea(region.words, (r * areaBytes) >> 2, policy);
-  const name = req.bcast(region?.name ?? null, 0) as string;
-  const mapped = region ?? NodeRegion.open(name);
-  req.Barrier();
-  region?.unlink();
-  const all = new Uint8Array(mapped.words.buffer);
-  const mem = localMemory(all, mapped.words);
-  const atomics = new AtomicViews(mapped.words.buffer);
+  const segment = nodeSegment(world, req, Math.max(total, PART_ALIGN), areaBytes, policy);
+  const all = new Uint8Array(segment.buffer);
+  const mem = localMemory(all, segment);
+  const atomics = new AtomicViews(segment.buffer);
   const words = wordViews(mem);
   const me = req.rank;
   return {
@@ -97,7 +104,7 @@ export function nodeSegmentWindow(world: World, req: Intracomm, size: number, po
 /**
  * Collective over `req`: lock areas for a window whose parts are not in one node segment, and,
  * when `exposedPart` is given (every rank's, or none), direct access to the parts it names.
- * `sharesMemory(r)`: whether this rank may use CPU atomics on rank r's memory.
+ * CPU atomics on a part or lock area are used only where this rank shares memory with its owner.
  */
 export function spreadWindow(world: World, req: Intracomm, worldRanks: Int32Array, bytes: Uint8Array,
                              exposedPart: ExposedMemory | null, policy: LockPolicy): WindowMemory {
@@ -126,13 +133,8 @@ export function spreadWindow(world: World, req: Intracomm, worldRanks: Int32Arra
       areas.push({ mem: m, at: 0, local: sharesMemory(r) });
     }
   } else {
-    const region = me === 0 ? NodeRegion.create(world.jobId, world.rank, n * areaBytes) : null;
-    if (region !== null) for (let r = 0; r < n; r++) initLockArea(region.words, (r * areaBytes) >> 2, policy);
-    const name = req.bcast(region?.name ?? null, 0) as string;
-    const mapped = region ?? NodeRegion.open(name);
-    req.Barrier();
-    region?.unlink();
-    const mem = localMemory(new Uint8Array(mapped.words.buffer), mapped.words);
+    const segment = nodeSegment(world, req, n * areaBytes, areaBytes, policy);
+    const mem = localMemory(new Uint8Array(segment.buffer), segment);
     for (let r = 0; r < n; r++) areas.push({ mem, at: (r * areaBytes) >> 2, local: true });
   }
 
