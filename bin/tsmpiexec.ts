@@ -2,7 +2,9 @@
 import { declaredTunables } from '../src/common/config.js';
 import '../src/config-all.js';
 import { parseCommandLine, USAGE, UsageError } from './launcher/args.js';
+import { scriptCommandProblem } from './launcher/command.js';
 import { Job } from './launcher/job.js';
+import { versionText } from './launcher/version.js';
 
 // A reader that goes away (`tsmpiexec ... | head`) must not crash the launcher: output to a
 // closed pipe is dropped and the job runs on.
@@ -30,6 +32,16 @@ async function main(): Promise<number> {
       process.stdout.write(`${t.name}\n    ${t.description}\n    default ${t.defaultText}; accepted ${t.rangeText} (${t.layer})\n`);
     }
     return 0;
+  }
+  if (parsed.kind === 'version') {
+    process.stdout.write(versionText());
+    return 0;
+  }
+  const { command, args, nprocs } = parsed.options;
+  const problem = scriptCommandProblem(command, args, nprocs);
+  if (problem !== null) {
+    process.stderr.write(`tsmpiexec: ${problem}\n`);
+    return 127;
   }
   return new Job(parsed.options).run();
 }

@@ -13,6 +13,14 @@ import { forwardLines } from './output.js';
 /** How long ranks get after SIGTERM before SIGKILL; a failed job must be down within 1 s. */
 const KILL_GRACE_MS = 500;
 
+/**
+ * The fd number of the PMI socket in a rank (PMI_FD). Not 3: wrappers between tsmpiexec and
+ * node take the low numbers for their own children (tsx and npm put an IPC channel at fd 3).
+ * An inherited fd that is not close-on-exec passes unchanged through node, npm, sh and tsx to
+ * the rank, so a number above the 3..9 that programs and shell scripts use by hand survives.
+ */
+export const PMI_FD_NUMBER = 20;
+
 interface Rank {
   readonly rank: number;
   readonly child: ChildProcess;
@@ -51,7 +59,9 @@ export class Job {
   /** Runs the job to its end and returns the launcher's exit status. */
   async run(): Promise<number> {
     const { nprocs, timeoutSeconds } = this.options;
-    if (this.options.pmiPort) await this.listen();
+    // Listening always: ranks that inherit their socket (PMI_FD) fall back to this one when a
+    // wrapper between us and node closed the inherited fd.
+    await this.listen();
     const forward = (signal: NodeJS.Signals) => this.interrupt(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
@@ -99,17 +109,20 @@ export class Job {
     delete env.PMI_FD;
     delete env.PMI_PORT;
     delete env.PMI_ID;
+    delete env.TSMPI_PMI_FD_ID;
     const stdio: (number | 'inherit' | 'ignore' | 'pipe')[] = [rank === 0 ? 'inherit' : 'ignore', 'pipe', 'pipe'];
     let childEnd = -1;
-    if (this.socketPath !== null) {
-      env.PMI_PORT = this.socketPath;
-      env.PMI_ID = String(rank);
-    } else {
+    env.PMI_PORT = this.socketPath!;
+    env.PMI_ID = String(rank);
+    if (!this.options.pmiPort) {
       const [parentEnd, theirs] = addon.socketpair();
       childEnd = theirs;
       this.server.attach(new net.Socket({ fd: parentEnd, readable: true, writable: true }), rank);
+      while (stdio.length < PMI_FD_NUMBER) stdio.push('ignore');
       stdio.push(childEnd);
-      env.PMI_FD = '3';
+      env.PMI_FD = String(PMI_FD_NUMBER);
+      // Lets the rank tell our socket from another one a wrapper may have put at the same number.
+      env.TSMPI_PMI_FD_ID = socketIdentity(childEnd);
     }
     // Own process group, so a terminal's Ctrl-C reaches ranks only through us, exactly once.
     const child = spawn(command, args, { env, stdio, detached: true });
@@ -182,6 +195,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
       // Already gone.
     }
   }
+}
+
+/** What identifies a socket across processes: its device and inode (as the rank's fstat sees them). */
+function socketIdentity(fd: number): string {
+  const st = fs.fstatSync(fd, { bigint: true });
+  return `${st.dev}:${st.ino}`;
 }
 
 /** The emulated SCI node of `rank` when `nprocs` ranks are split into `nodes` blocks (block distribution). */

@@ -1,10 +1,13 @@
 import createDebug from 'debug';
 import { PmiError } from '../common/errors.js';
 import { addon } from '../native/addon.js';
+import { inheritedSocketProblem, PMI_FD_ADVICE } from './inherited-fd.js';
 import { FdLineChannel } from './transport.js';
 import { formatLine, parseLine, type PmiMessage } from './wire.js';
 
 const trace = createDebug('tsmpi:pmi');
+/** Every PMI line sent and received; under tsmpi:* too, but apart so it can be left out: DEBUG=tsmpi:*,-tsmpi:pmi:wire. */
+const wire = createDebug('tsmpi:pmi:wire');
 
 /** A synchronous line channel to the process manager (an fd, or a scripted one in tests). */
 export interface LineChannel {
@@ -39,14 +42,21 @@ export class PmiClient {
    * (no PMI_FD and no PMI_PORT): the caller runs as a singleton world of size 1.
    */
   static fromEnvironment(env: NodeJS.ProcessEnv = process.env): PmiClient | null {
+    const port = env.PMI_PORT !== undefined && env.PMI_PORT !== '' ? env.PMI_PORT : null;
     if (env.PMI_FD !== undefined && env.PMI_FD !== '') {
       const fd = parseIntField('PMI_FD', env.PMI_FD, 0);
-      const rank = parseIntField('PMI_RANK', env.PMI_RANK ?? '0', 0);
-      const size = parseIntField('PMI_SIZE', env.PMI_SIZE ?? '1', 1);
-      return PmiClient.handshake(new FdLineChannel(fd, `PMI_FD=${fd}`), rank, size);
+      const problem = inheritedSocketProblem(fd, env.TSMPI_PMI_FD_ID);
+      if (problem === null) {
+        const rank = parseIntField('PMI_RANK', env.PMI_RANK ?? '0', 0);
+        const size = parseIntField('PMI_SIZE', env.PMI_SIZE ?? '1', 1);
+        return PmiClient.handshake(new FdLineChannel(fd, `PMI_FD=${fd}`), rank, size);
+      }
+      // tsmpiexec also listens on PMI_PORT, so a rank whose fd was lost on the way still connects.
+      if (port === null || (env.PMI_ID ?? '') === '') throw new PmiError(`PMI: ${problem}; ${PMI_FD_ADVICE}`);
+      trace('%s; connecting to PMI_PORT=%s instead', problem, port);
     }
-    if (env.PMI_PORT !== undefined && env.PMI_PORT !== '') {
-      const channel = new FdLineChannel(connectToPort(env.PMI_PORT), `PMI_PORT=${env.PMI_PORT}`);
+    if (port !== null) {
+      const channel = new FdLineChannel(connectToPort(port), `PMI_PORT=${port}`);
       const id = env.PMI_ID ?? env.PMI_RANK;
       if (id === undefined) {
         const rank = parseIntField('PMI_RANK', env.PMI_RANK ?? '0', 0);
@@ -82,7 +92,9 @@ export class PmiClient {
 
   /** PMI_PORT mode: identify with PMI_ID; the server answers initack and then `set` lines. */
   private static initack(channel: LineChannel, id: number): { rank: number; size: number } {
-    channel.send(formatLine('initack', { pmiid: id }));
+    const line = formatLine('initack', { pmiid: id });
+    wire('-> %s', line.trimEnd());
+    channel.send(line);
     const ack = parseReply(channel, 'initack');
     expectCmd('initack', ack, 'initack');
     let rank = -1;
@@ -115,7 +127,9 @@ export class PmiClient {
   /** The value under key, or undefined when the key does not exist (servers say rc != 0). */
   get(key: string): string | undefined {
     this.checkKeyValue(key, '');
-    this.channel.send(formatLine('get', { kvsname: this.kvsname, key }));
+    const line = formatLine('get', { kvsname: this.kvsname, key });
+    wire('-> %s', line.trimEnd());
+    this.channel.send(line);
     const reply = parseReply(this.channel, 'get');
     expectCmd('get', reply, 'get_result');
     const rc = reply.fields.get('rc');
@@ -133,7 +147,9 @@ export class PmiClient {
   /** Asks the process manager to end the whole job; does not wait for a reply. */
   abort(exitcode: number, message: string): void {
     const oneLine = message.replace(/\s+/g, ' ').slice(0, 800);
-    this.channel.send(formatLine('abort', { exitcode, message: oneLine }));
+    const line = formatLine('abort', { exitcode, message: oneLine });
+    wire('-> %s', line.trimEnd());
+    this.channel.send(line);
   }
 
   finalize(): void {
@@ -168,7 +184,7 @@ function connectToPort(port: string): number {
 
 function parseReply(channel: LineChannel, command: string): PmiMessage {
   const line = channel.receive();
-  trace('<- %s', line.trimEnd());
+  wire('<- %s', line.trimEnd());
   try {
     return parseLine(line);
   } catch (e) {
@@ -179,7 +195,7 @@ function parseReply(channel: LineChannel, command: string): PmiMessage {
 function exchange(channel: LineChannel, command: string, fields: Record<string, string | number>,
                   expected: string): PmiMessage {
   const line = formatLine(command, fields);
-  trace('-> %s', line.trimEnd());
+  wire('-> %s', line.trimEnd());
   channel.send(line);
   const reply = parseReply(channel, command);
   expectCmd(command, reply, expected);

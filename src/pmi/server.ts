@@ -2,7 +2,8 @@ import net from 'node:net';
 import createDebug from 'debug';
 import { formatLine, LineSplitter, parseLine, type PmiMessage } from './wire.js';
 
-const trace = createDebug('tsmpi:pmi');
+/** Every PMI line, tagged with the rank it goes to or comes from (the launcher's side of tsmpi:pmi:wire). */
+const wire = createDebug('tsmpi:pmi:wire');
 
 export interface PmiServerOptions {
   readonly size: number;
@@ -21,6 +22,8 @@ const MAXES = { kvsname_max: 256, keylen_max: 64, vallen_max: 1024 } as const;
 interface Client {
   rank: number | null;
   readonly socket: net.Socket;
+  /** Identified itself with initack (PMI_PORT). */
+  acked: boolean;
   initialized: boolean;
   finalized: boolean;
 }
@@ -28,7 +31,8 @@ interface Client {
 /**
  * The PMI-1 server of tsmpiexec: one key-value space per job, a barrier that is also the KVS
  * fence, and abort. Ranks reach it on an inherited socket (PMI_FD; the rank is known from the
- * socket) or by connecting to a listening socket (PMI_PORT; the rank comes from initack).
+ * socket) or by connecting to a listening socket (PMI_PORT; the rank comes from initack); a
+ * rank may have both and use either.
  */
 export class PmiServer {
   private readonly kvs = new Map<string, string>();
@@ -39,7 +43,7 @@ export class PmiServer {
 
   /** Serves one rank's connection; rank null means it will identify itself with initack. */
   attach(socket: net.Socket, rank: number | null): void {
-    const client: Client = { rank, socket, initialized: false, finalized: false };
+    const client: Client = { rank, socket, acked: false, initialized: false, finalized: false };
     this.clients.push(client);
     const lines = new LineSplitter();
     socket.setEncoding('utf8');
@@ -65,12 +69,12 @@ export class PmiServer {
 
   private send(client: Client, cmd: string, fields: Record<string, string | number> = {}): void {
     const line = formatLine(cmd, fields);
-    trace('[%s] -> %s', client.rank, line.trimEnd());
+    wire('[rank %s] -> %s', client.rank, line.trimEnd());
     if (!client.socket.destroyed) client.socket.write(line);
   }
 
   private handleLine(client: Client, line: string): void {
-    trace('[%s] <- %s', client.rank, line.trimEnd());
+    wire('[rank %s] <- %s', client.rank, line.trimEnd());
     let msg: PmiMessage;
     try {
       msg = parseLine(line);
@@ -82,11 +86,15 @@ export class PmiServer {
     switch (msg.cmd) {
       case 'initack': {
         const id = Number(f.get('pmiid'));
-        if (!Number.isInteger(id) || id < 0 || id >= this.options.size || this.clients.some((c) => c.rank === id)) {
+        // A rank's inherited socket (PMI_FD) may sit unused when the rank connected here instead
+        // (its fd was lost on the way); only a second live identity for one rank is an error.
+        const taken = (c: Client) => c !== client && c.rank === id && (c.acked || c.initialized);
+        if (!Number.isInteger(id) || id < 0 || id >= this.options.size || this.clients.some(taken)) {
           this.options.onProtocolError(null, `initack with a bad or duplicate pmiid ${JSON.stringify(f.get('pmiid'))}`);
           return;
         }
         client.rank = id;
+        client.acked = true;
         this.send(client, 'initack');
         this.send(client, 'set', { size: this.options.size });
         this.send(client, 'set', { rank: id });
