@@ -19,6 +19,7 @@
         'src/shm.cc',
         'src/sisci.cc',
         'src/socket.cc',
+        'src/state_signal.cc',
         'src/strided.cc',
         'src/waiter_pool.cc',
       ],

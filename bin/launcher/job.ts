@@ -7,11 +7,19 @@ import path from 'node:path';
 import { addon } from '../../src/native/addon.js';
 import { PmiServer } from '../../src/pmi/index.js';
 import { sweepJobSegments } from '../../src/common/segment-names.js';
+import { cardKey, decodeCard } from '../../src/mpid/business-card.js';
+import { STATE_SIGNAL } from '../../src/mpid/state-request.js';
 import type { LaunchOptions } from './args.js';
 import { forwardLines } from './output.js';
 
 /** How long ranks get after SIGTERM before SIGKILL; a failed job must be down within 1 s. */
 const KILL_GRACE_MS = 500;
+
+/** How long the ranks get to report their state (STATE_SIGNAL) before a timeout or signal stops them. */
+const REPORT_WAIT_MS = 1000;
+
+/** The last line of a rank's state report (src/mpir/state-report.ts). */
+const REPORT_END = /^tsmpi: rank (\d+) \(pid \d+\): \d+ pending requests?, \d+ unexpected messages?$/gm;
 
 /**
  * The fd number of the PMI socket in a rank (PMI_FD). Not 3: wrappers between tsmpiexec and
@@ -45,6 +53,9 @@ export class Job {
   private ending: Ending | null = null;
   private listener: net.Server | null = null;
   private socketPath: string | null = null;
+  /** Ranks asked for their state whose report has not come yet, and who to tell when it has. */
+  private readonly reportsDue = new Set<number>();
+  private reportsDone: (() => void) | null = null;
 
   constructor(private readonly options: LaunchOptions) {
     this.server = new PmiServer({
@@ -65,9 +76,13 @@ export class Job {
     const forward = (signal: NodeJS.Signals) => this.interrupt(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
-    const timer = timeoutSeconds === null ? null : setTimeout(() =>
-      this.fail(`job timed out after ${timeoutSeconds} s; stopping ${this.alive().length} running rank(s)`, 124),
-      timeoutSeconds * 1000);
+    const timer = timeoutSeconds === null ? null : setTimeout(() => {
+      if (this.ending !== null) return;
+      const message = `job timed out after ${timeoutSeconds} s; stopping ${this.alive().length} running rank(s)`;
+      this.ending = { kind: 'failed', message, exitCode: 124 };
+      process.stderr.write(`tsmpiexec: ${message}\n`);
+      void this.reportThenStop('SIGTERM');
+    }, timeoutSeconds * 1000);
     try {
       for (let r = 0; r < nprocs && this.ending === null; r++) this.ranks.push(this.start(r));
       await Promise.all(this.ranks.map((r) => r.done));
@@ -128,7 +143,10 @@ export class Job {
     const child = spawn(command, args, { env, stdio, detached: true });
     if (childEnd >= 0) fs.closeSync(childEnd);
     const prefix = tagOutput ? `[${rank}] ` : '';
-    const outputs = [forwardLines(child.stdout!, process.stdout, prefix), forwardLines(child.stderr!, process.stderr, prefix)];
+    const outputs = [
+      forwardLines(child.stdout!, process.stdout, prefix),
+      forwardLines(child.stderr!, process.stderr, prefix, (lines) => this.noticeReports(lines)),
+    ];
     const entry: Rank = {
       rank,
       child,
@@ -172,8 +190,72 @@ export class Job {
   }
 
   private interrupt(signal: NodeJS.Signals): void {
-    if (this.ending === null) this.ending = { kind: 'signal', signal };
+    if (this.ending !== null) {
+      // A second interrupt (or one after a failure) does not wait for reports.
+      this.stopAll(signal);
+      return;
+    }
+    this.ending = { kind: 'signal', signal };
+    process.stderr.write(`tsmpiexec: ${signal}: stopping ${this.alive().length} running rank(s)\n`);
+    void this.reportThenStop(signal);
+  }
+
+  /**
+   * Asks every running rank what it is doing (STATE_SIGNAL; each answers on its stderr, see
+   * src/mpir/state-report.ts), waits up to REPORT_WAIT_MS for the answers, says what is known
+   * of those that gave none, then stops the ranks with `signal`.
+   */
+  private async reportThenStop(signal: NodeJS.Signals): Promise<void> {
+    const notes: string[] = [];
+    for (const r of this.alive()) {
+      const pm = this.server.describe(r.rank);
+      const pid = this.rankPid(r.rank);
+      if (pm.phase === 'not-started' || pm.phase === 'barrier' || pid === null) {
+        notes.push(`rank ${r.rank} ${pm.phase === 'running' ? 'is in MPI.Init' : pm.text}`);
+        continue;
+      }
+      try {
+        process.kill(pid, STATE_SIGNAL);
+        this.reportsDue.add(r.rank);
+      } catch {
+        // Exited meanwhile.
+      }
+    }
+    if (this.reportsDue.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, REPORT_WAIT_MS);
+        this.reportsDone = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.reportsDone = null;
+      for (const rank of this.reportsDue) {
+        if (this.ranks[rank]?.exited) continue;
+        notes.push(`rank ${rank} gave no state report within ${REPORT_WAIT_MS} ms: it runs JavaScript outside ` +
+          'MPI calls (or a long computation), or spins in a call without sleeping');
+      }
+      this.reportsDue.clear();
+    }
+    for (const note of notes) process.stderr.write(`tsmpiexec: ${note}\n`);
     this.stopAll(signal);
+  }
+
+  /** The pid of a rank's own process (behind any wrapper), from the business card it published at Init. */
+  private rankPid(rank: number): number | null {
+    const text = this.server.lookup(cardKey(rank));
+    if (text === undefined) return null;
+    try {
+      return decodeCard(rank, text).pid;
+    } catch {
+      return null;
+    }
+  }
+
+  private noticeReports(lines: string): void {
+    if (this.reportsDue.size === 0) return;
+    for (const m of lines.matchAll(REPORT_END)) this.reportsDue.delete(Number(m[1]));
+    if (this.reportsDue.size === 0) this.reportsDone?.();
   }
 
   private stopAll(signal: NodeJS.Signals): void {

@@ -2,9 +2,10 @@ import type { Readable, Writable } from 'node:stream';
 
 /**
  * Forwards a rank's output stream line by line, so lines of different ranks never interleave
- * inside a line. A last line without a newline is written when the stream ends.
+ * inside a line. A last line without a newline is written when the stream ends. `watch` sees
+ * each run of whole lines (without the prefix) as it is forwarded.
  */
-export function forwardLines(from: Readable, to: Writable, prefix: string): Promise<void> {
+export function forwardLines(from: Readable, to: Writable, prefix: string, watch?: (lines: string) => void): Promise<void> {
   from.setEncoding('utf8');
   let pending = '';
   from.on('data', (chunk: string) => {
@@ -17,6 +18,7 @@ export function forwardLines(from: Readable, to: Writable, prefix: string): Prom
     pending = text.slice(end + 1);
     const whole = text.slice(0, end + 1);
     to.write(prefix === '' ? whole : prefixLines(whole, prefix));
+    watch?.(whole);
   });
   return new Promise((resolve) => {
     from.on('close', () => {

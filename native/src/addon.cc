@@ -34,6 +34,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterStrided(env, exports);
   RegisterSisci(env, exports);
   RegisterReduce(env, exports);
+  RegisterStateSignal(env, exports);
   return exports;
 }
 

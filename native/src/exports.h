@@ -15,6 +15,7 @@ void RegisterSocket(Napi::Env env, Napi::Object exports);      // socket.cc
 void RegisterStrided(Napi::Env env, Napi::Object exports);     // strided.cc
 void RegisterSisci(Napi::Env env, Napi::Object exports);       // sisci.cc
 void RegisterReduce(Napi::Env env, Napi::Object exports);      // reduce.cc
+void RegisterStateSignal(Napi::Env env, Napi::Object exports); // state_signal.cc
 
 }  // namespace tsmpi
 

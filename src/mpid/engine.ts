@@ -5,6 +5,7 @@ import {
   W_CTX, W_LEN, W_RREQ, W_SRC, W_SREQ, W_TAG, W_TYPE, writeHeader,
 } from './hdr/packet.js';
 import { MatchQueues } from './match-queue.js';
+import { describePending, type PendingOperation } from './pending.js';
 import {
   KIND_RECV, KIND_SEND, MODE_SYNC, Request, RequestPool, SEND_ACKED, SEND_CANCEL_ANSWERED, SEND_DATA_GONE,
   STATE_DONE,
@@ -182,6 +183,11 @@ export class Engine implements PacketSink {
       }
     }
     return sent;
+  }
+
+  /** Every operation not yet complete, and every unexpected message; for state reports only. */
+  describePending(): PendingOperation[] {
+    return describePending(this.requests, this.queues);
   }
 
   /** Packets waiting for ring room (control replies included). */

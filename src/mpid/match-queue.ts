@@ -78,6 +78,11 @@ export class MatchQueues {
     return null;
   }
 
+  /** Visits the unexpected messages in arrival order (state reports; not on the message path). */
+  forEachUnexpected(visit: (u: Unexpected) => void): void {
+    for (let u = this.unexpectedHead; u !== null; u = u.next) visit(u);
+  }
+
   removeUnexpected(u: Unexpected): void {
     if (u.prev) u.prev.next = u.next;
     else this.unexpectedHead = u.next;

@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { WakeHandle } from './device.js';
 import type { Engine } from './engine.js';
 import { STATE_DONE, type Request } from './request.js';
+import { answerStateRequest, stateRequestFlag } from './state-request.js';
 
 /** Spin budgets: a rank with a core of its own spins long; an oversubscribed one yields soon. */
 const SPIN_DEDICATED = 20_000;
@@ -37,10 +38,20 @@ export class Progress {
     this.idlePolls = 0;
     const seen = this.wake.announce();
     if (this.engine.progress() === 0) {
+      // A state request (state-request.ts) is answered here, from inside the blocked call: a
+      // request that came before the announce is seen now; one that comes later rings the bell,
+      // so the sleep ends at once and it is seen after. Nothing on the message path pays for it.
+      if (Atomics.load(stateRequestFlag, 0) !== 0) answerStateRequest('blocked');
       this.sleeps++;
       this.wake.sleep(seen, this.sleepTimeoutMs);
+      if (Atomics.load(stateRequestFlag, 0) !== 0) answerStateRequest('blocked');
     }
     this.wake.retract();
+  }
+
+  /** Requests awaited now (whenDone, waitUntil): what a state report says of an idle event loop. */
+  get awaitedCount(): number {
+    return this.waiters.length;
   }
 
   /** Blocks until `r` is complete. */

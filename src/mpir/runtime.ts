@@ -1,7 +1,9 @@
 import { ConfigError, PmiError, BootstrapError, TsmpiError } from '../common/errors.js';
 import { World } from '../mpid/world.js';
+import { armStateRequestBell } from '../mpid/state-request.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
+import { installStateReport } from './state-report.js';
 
 type Phase = 'before-init' | 'running' | 'finalized';
 
@@ -24,11 +26,15 @@ class Runtime {
   start(call: string): World {
     if (this.phase === 'running') throw new MPIException(ErrorClass.ERR_OTHER, `${call}: MPI is already initialized`);
     if (this.phase === 'finalized') throw new MPIException(ErrorClass.ERR_OTHER, `${call}: MPI cannot be initialized again after MPI.Finalize`);
+    // Before bootstrap, so a rank whose card the launcher sees (it carries the pid the launcher
+    // signals) always answers state requests (state-report.ts).
+    installStateReport(() => this.current, () => this.phase);
     try {
       this.current = World.bootstrap();
     } catch (e) {
       throw toMPIException(call, e);
     }
+    armStateRequestBell(this.current.ownSegment.words);
     this.phase = 'running';
     return this.current;
   }
@@ -40,6 +46,7 @@ class Runtime {
     } catch (e) {
       throw toMPIException(call, e);
     } finally {
+      armStateRequestBell(null);
       this.phase = 'finalized';
       this.current = null;
     }

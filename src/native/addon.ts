@@ -224,6 +224,25 @@ export interface NativeAddon {
 
   /** Clears (blocking) or sets (non-blocking) O_NONBLOCK on `fd`. */
   setBlocking(fd: number, blocking: boolean): void;
+
+  /**
+   * Installs a native handler for signal `signo` (SA_RESTART): it adds 1 to `flag[flagIndex]`,
+   * rings the cell given to stateSignalBell (add 1, FUTEX_WAKE), and wakes the event loop, which
+   * then calls `onRequest` (on this thread, when the loop turns). Async-signal-safe only; the
+   * event-loop handle is unreferenced. Installing again from the same thread replaces the
+   * callback and flag.
+   *
+   * @throws code 'EBUSY' if another thread (a Worker) installed it; 'EINVAL' for bad arguments.
+   */
+  stateSignalInstall(signo: number, flag: Int32Array, flagIndex: number, onRequest: () => void): void;
+
+  /**
+   * The futex cell the handler rings, so a sleep on it ends when the signal comes; null unarms it
+   * (before its memory may be unmapped). The array is kept alive while armed.
+   *
+   * @throws code 'EINVAL' if stateSignalInstall was not called first.
+   */
+  stateSignalBell(cells: Int32Array | null, index?: number): void;
 }
 
 const ADDON_FILE = path.join('native', 'build', 'Release', 'tsmpi.node');

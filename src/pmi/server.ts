@@ -63,6 +63,22 @@ export class PmiServer {
     return this.clients.some((c) => c.rank === rank && c.initialized && !c.finalized);
   }
 
+  /** A value in the job's key-value space (what ranks put), or undefined. */
+  lookup(key: string): string | undefined {
+    return this.kvs.get(key);
+  }
+
+  /** Where `rank` is in its PMI life, in words (for the launcher's reports on a stuck job). */
+  describe(rank: number): { phase: 'not-started' | 'barrier' | 'running' | 'finalized'; text: string } {
+    const client = this.clients.find((c) => c.rank === rank && (c.acked || c.initialized));
+    if (client === undefined || !client.initialized) return { phase: 'not-started', text: 'has not called MPI.Init (no PMI init yet)' };
+    if (client.finalized) return { phase: 'finalized', text: 'has finished MPI.Finalize' };
+    if (this.barrierWaiting.includes(client)) {
+      return { phase: 'barrier', text: `waits in a PMI barrier (in MPI.Init, MPI.Finalize or a communicator's creation) for ${this.options.size - this.barrierWaiting.length} other rank(s)` };
+    }
+    return { phase: 'running', text: 'is running' };
+  }
+
   close(): void {
     for (const c of this.clients) c.socket.destroy();
   }
