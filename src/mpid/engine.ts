@@ -286,6 +286,7 @@ export class Engine implements PacketSink {
     }
     r.statusCount = fits;
     r.truncated = fits < len;
+    r.incomingBytes = len;
   }
 
   private startRendezvousReceive(r: Request, peer: number, len: number): void {
@@ -294,6 +295,7 @@ export class Engine implements PacketSink {
     const fits = len <= capacity ? len : capacity;
     r.statusCount = fits;
     r.truncated = fits < len;
+    r.incomingBytes = len;
     const dest = r.packed !== null || fits === r.buf.length ? r.buf : r.buf.subarray(0, fits);
     const dev = this.deviceOf[peer]!;
     if (dev.pull(peer, r.desc, dest, r.packed, fits)) {

@@ -65,6 +65,8 @@ export class Request {
   cancelled = false;
   /** Receive: more bytes arrived than the buffer holds (MPI.ERR_TRUNCATE). */
   truncated = false;
+  /** Receive: the matched message's size (above statusCount when truncated), for the error message. */
+  incomingBytes = 0;
   /** Receive of unknown size (object receives): `buf` is allocated when the message matches. */
   allocateOnMatch = false;
   /** The user freed the request before it completed: release it on completion. */
@@ -118,6 +120,7 @@ export class RequestPool {
     r.statusError = 0;
     r.cancelled = false;
     r.truncated = false;
+    r.incomingBytes = 0;
     r.allocateOnMatch = false;
     r.userFreed = false;
     r.pendingType = 0;

@@ -247,10 +247,11 @@ export class Comm {
     const source = r.statusSource;
     const tag = r.statusTag;
     const fits = r.packed !== null ? r.packed.length : r.buf.length;
+    const incoming = r.incomingBytes;
     world.engine.free(r);
     if (truncated) {
       this.fail(call, ErrorClass.ERR_TRUNCATE, `the message from rank ${source} with tag ${tag} is longer than the ` +
-        `receive buffer of ${fits} bytes`);
+        `receive buffer of ${fits} bytes (message truncated: ${incoming} bytes sent)`);
     }
   }
 

@@ -104,11 +104,15 @@ export class Request implements PromiseLike<Status> {
     this.onComplete(core);
     const truncated = core.truncated;
     const count = core.statusCount;
+    const incoming = core.incomingBytes;
+    const source = core.statusSource;
+    const tag = core.statusTag;
     runtime.requireRunning('Request').engine.free(core);
     this.core = null;
     this.onInactive();
     if (truncated) {
-      const message = `message truncated: the receive buffer holds ${count} bytes, the message was longer`;
+      const message = `message truncated: the message from rank ${source} with tag ${tag} is ${incoming} bytes, ` +
+        `the receive buffer holds ${count}`;
       if (this.comm) this.comm.fail(`Request.${call}`, ErrorClass.ERR_TRUNCATE, message);
       throw new MPIException(ErrorClass.ERR_TRUNCATE, `Request.${call}: ${message}`);
     }

@@ -9,6 +9,9 @@ const trace = createDebug('tsmpi:pmi');
 /** Every PMI line sent and received; under tsmpi:* too, but apart so it can be left out: DEBUG=tsmpi:*,-tsmpi:pmi:wire. */
 const wire = createDebug('tsmpi:pmi:wire');
 
+/** Characters of an abort message that fit a PMI line with the command and exit code. */
+const ABORT_MESSAGE_MAX = 900;
+
 /** A synchronous line channel to the process manager (an fd, or a scripted one in tests). */
 export interface LineChannel {
   send(line: string): void;
@@ -146,7 +149,9 @@ export class PmiClient {
 
   /** Asks the process manager to end the whole job; does not wait for a reply. */
   abort(exitcode: number, message: string): void {
-    const oneLine = message.replace(/\s+/g, ' ').slice(0, 800);
+    // A long message loses its middle, not its end: the end names the user's line.
+    let oneLine = message.replace(/\s+/g, ' ');
+    if (oneLine.length > ABORT_MESSAGE_MAX) oneLine = `${oneLine.slice(0, 500)} ... ${oneLine.slice(-(ABORT_MESSAGE_MAX - 505))}`;
     const line = formatLine('abort', { exitcode, message: oneLine });
     wire('-> %s', line.trimEnd());
     this.channel.send(line);

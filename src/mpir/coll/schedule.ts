@@ -156,7 +156,7 @@ export class Schedule {
         const t = this.expected[i]!;
         if (t !== EMPTY_TRANSFER && (q.truncated || q.statusCount !== t.bytes.length) && this.error === null) {
           this.error = new MPIException(q.truncated ? ErrorClass.ERR_TRUNCATE : ErrorClass.ERR_COUNT,
-            `${this.call}: rank ${t.peer} sent ${q.truncated ? 'more than' : q.statusCount} bytes where ` +
+            `${this.call}: rank ${t.peer} sent ${q.incomingBytes} bytes where ` +
             `${t.bytes.length} were expected (do all ranks pass matching counts and datatypes?)`);
         }
         this.engine.free(q);
