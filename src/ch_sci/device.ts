@@ -180,7 +180,7 @@ export class SciDevice implements Device {
     private readonly interrupt: LocalInterrupt,
     doorbell: DoorbellWake,
   ) {
-    this.limits = { eagerMax: config.eagerBytes > 0 ? config.eagerMax : config.shortMax, rndvDescWords: 0 };
+    this.limits = { eagerMax: config.eagerBytes > 0 ? config.eagerMax : config.shortMax, rndvDescWords: 0, shortMax: config.shortMax };
     this.cache = new ResourceCache(desc, config.cache);
     this.peerOf = new Array<Peer | null>(size).fill(null);
     this.ownWords = short.map.words;

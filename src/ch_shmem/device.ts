@@ -114,7 +114,7 @@ export class ShmemDevice implements Device {
   constructor(private readonly config: ShmemConfig, worldRank: number, worldSize: number,
               own: RankSegment, peerSegments: readonly (RankSegment | null)[]) {
     this.layout = new PairLayout(config);
-    this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS };
+    this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS, shortMax: config.shortMax };
     this.slotMask = config.slots - 1;
     this.eagerMask = config.eagerBytes - 1;
     this.wake = new DoorbellWake(own.words);

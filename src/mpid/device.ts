@@ -48,6 +48,8 @@ export interface DeviceLimits {
   readonly eagerMax: number;
   /** Words of rendezvous descriptor the device writes after an RTS header (at most RNDV_DESC_WORDS). */
   readonly rndvDescWords: number;
+  /** Largest payload sent inside the control ring (the short protocol), if the device has one; for tracing. */
+  readonly shortMax?: number;
 }
 
 export const RNDV_DESC_WORDS = 8;

@@ -1,3 +1,4 @@
+import createDebug from 'debug';
 import { copyBytes } from '../common/copy.js';
 import { NO_EAGER_ROOM, SENT, type Device, type PackedData, type PacketSink } from './device.js';
 import {
@@ -7,12 +8,20 @@ import {
 import { MatchQueues } from './match-queue.js';
 import { describePending, type PendingOperation } from './pending.js';
 import {
-  KIND_RECV, KIND_SEND, MODE_SYNC, Request, RequestPool, SEND_ACKED, SEND_CANCEL_ANSWERED, SEND_DATA_GONE,
+  ANY_SOURCE as ANY_SOURCE_WILDCARD, ANY_TAG as ANY_TAG_WILDCARD, KIND_RECV, KIND_SEND, MODE_SYNC, Request, RequestPool, SEND_ACKED, SEND_CANCEL_ANSWERED, SEND_DATA_GONE,
   STATE_DONE,
 } from './request.js';
 import { Unexpected, UnexpectedPool } from './unexpected.js';
 
 const EMPTY_BYTES = new Uint8Array(0);
+
+/**
+ * DEBUG=tsmpi:match (every match decision, with source, tag and context) and tsmpi:protocol
+ * (the protocol of every send). The message path tests `.enabled` and calls out of line only
+ * when it is on, so with tracing off no argument or string is ever built.
+ */
+const matchTrace = createDebug('tsmpi:match');
+const protocolTrace = createDebug('tsmpi:protocol');
 
 /** Something progress() advances: it may post sends and receives; returns how much it moved. */
 export interface ProgressHook {
@@ -92,6 +101,7 @@ export class Engine implements PacketSink {
     r.mode = mode;
     r.sendNeeds = mode === MODE_SYNC ? SEND_DATA_GONE | SEND_ACKED : SEND_DATA_GONE;
     r.pendingType = lengthOf(r) <= this.deviceOf[peer]!.limits.eagerMax ? PKT_EAGER : PKT_RTS;
+    if (protocolTrace.enabled) traceProtocol(this.deviceOf[peer]!, r);
     if (this.pendingHead[peer] !== null || !this.trySend(r)) this.park(r);
     return r;
   }
@@ -111,6 +121,7 @@ export class Engine implements PacketSink {
       }
       if (result !== NO_EAGER_ROOM) return false;
       this.counters.eagerFallbacks++;
+      if (protocolTrace.enabled) protocolTrace('send to world rank %d (ctx %d, tag %d): eager buffers full, rendezvous instead', r.peer, r.ctx, r.tag);
       r.pendingType = PKT_RTS;
     }
     if (r.pendingType === PKT_RTS) {
@@ -224,6 +235,7 @@ export class Engine implements PacketSink {
     r.rank = rank;
     r.tag = tag;
     const u = this.queues.findUnexpected(ctx, rank, tag);
+    if (matchTrace.enabled) traceReceive(ctx, rank, tag, u);
     if (u === null) this.queues.post(r);
     else {
       this.queues.removeUnexpected(u);
@@ -368,6 +380,7 @@ export class Engine implements PacketSink {
     const msgLen = hdr[at + W_LEN]!;
     const sreq = hdr[at + W_SREQ]!;
     const r = this.queues.takePosted(ctx, src, tag);
+    if (matchTrace.enabled) traceArrival(ctx, src, tag, msgLen, info & 0xff, r);
     if (r !== null) {
       r.peer = peer;
       r.statusSource = src;
@@ -442,6 +455,27 @@ export class Engine implements PacketSink {
     if (r.state === STATE_DONE) this.requests.release(r);
     else r.userFreed = true;
   }
+}
+
+function traceProtocol(dev: Device, r: Request): void {
+  const len = lengthOf(r);
+  const shortMax = dev.limits.shortMax ?? -1;
+  const protocol = r.pendingType === PKT_RTS ? 'rendezvous' : len <= shortMax ? 'short' : 'eager';
+  protocolTrace('send to world rank %d (ctx %d, tag %d%s): %d bytes by %s over %s', r.peer, r.ctx, r.tag,
+    r.mode === MODE_SYNC ? ', synchronous' : '', len, protocol, dev.name);
+}
+
+function traceReceive(ctx: number, rank: number, tag: number, u: Unexpected | null): void {
+  const source = rank === ANY_SOURCE_WILDCARD ? 'any' : String(rank);
+  const tagText = tag === ANY_TAG_WILDCARD ? 'any' : String(tag);
+  if (u === null) matchTrace('recv posted (ctx %d, source %s, tag %s): no unexpected message matches', ctx, source, tagText);
+  else matchTrace('recv (ctx %d, source %s, tag %s) matched an unexpected message from %d, tag %d, %d bytes', ctx, source, tagText, u.src, u.tag, u.len);
+}
+
+function traceArrival(ctx: number, src: number, tag: number, len: number, type: number, r: Request | null): void {
+  const kind = type === PKT_EAGER ? 'eager' : 'rendezvous';
+  if (r !== null) matchTrace('%s message (ctx %d, source %d, tag %d, %d bytes) matched a posted recv', kind, ctx, src, tag, len);
+  else matchTrace('%s message (ctx %d, source %d, tag %d, %d bytes) is unexpected: queued', kind, ctx, src, tag, len);
 }
 
 /** Bytes of a request's message: its buffer's, or its packed stream's. */

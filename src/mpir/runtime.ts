@@ -1,4 +1,5 @@
 import { ConfigError, PmiError, BootstrapError, TsmpiError } from '../common/errors.js';
+import { tagTraceWithRank } from '../common/trace-rank.js';
 import { World } from '../mpid/world.js';
 import { armStateRequestBell } from '../mpid/state-request.js';
 import { ErrorClass } from './error-classes.js';
@@ -34,6 +35,7 @@ class Runtime {
     } catch (e) {
       throw toMPIException(call, e);
     }
+    tagTraceWithRank(this.current.rank);
     armStateRequestBell(this.current.ownSegment.words);
     this.phase = 'running';
     return this.current;

@@ -1,5 +1,6 @@
 import createDebug from 'debug';
 import { PmiError } from '../common/errors.js';
+import { tagTraceWithRank } from '../common/trace-rank.js';
 import { addon } from '../native/addon.js';
 import { inheritedSocketProblem, PMI_FD_ADVICE } from './inherited-fd.js';
 import { FdLineChannel } from './transport.js';
@@ -89,6 +90,7 @@ export class PmiClient {
     const kvsname = k.fields.get('kvsname');
     if (!kvsname) throw replyError('get_my_kvsname', k, 'no kvsname in the reply');
     if (rank < 0 || rank >= size) throw new PmiError(`PMI: rank ${rank} is outside the job size ${size}`);
+    tagTraceWithRank(rank);
     trace('rank %d of %d, kvs %s, maxes %o', rank, size, kvsname, maxes);
     return new PmiClient(channel, rank, size, maxes, kvsname);
   }

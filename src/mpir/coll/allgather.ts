@@ -2,7 +2,7 @@ import { COLL_ALLGATHER, COLL_LARGE_BYTES } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
 import { bcastBinomial } from './bcast.js';
-import { type Call, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { gatherBinomial } from './gather.js';
 import { isPowerOfTwo } from './tree.js';
 
@@ -97,6 +97,7 @@ export function allgather(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocki
   let algo = choice;
   if (algo === 'auto') algo = isPowerOfTwo(size) && bb * size < large ? 'recursive_doubling' : 'ring';
   if (algo === 'recursive_doubling' && !isPowerOfTwo(size)) algo = 'ring';
+  traceAlgorithm(s, algo, bb * size);
   if (algo === 'recursive_doubling') recursiveDoublingAllgather(s, recv.bytes, bb);
   else if (algo === 'shift') shiftAllgather(s, recv.bytes, bb);
   else if (algo === 'gather_bcast') {

@@ -2,7 +2,7 @@ import { COLL_ALLREDUCE, COLL_LARGE_BYTES, COLL_RPIPE_MIN } from '../config.js';
 import type { Request } from '../request.js';
 import { ringAllgather } from './allgather.js';
 import { bcastBinomial } from './bcast.js';
-import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { bcastPcast, reducePipeline } from './pipeline.js';
 import { type Reduction, reduceBinomial } from './reduce.js';
 
@@ -206,6 +206,7 @@ export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unkno
     algo = n >= rpipeMin && size > 2 ? 'rpipe'
       : red.op.Is_commutative() && n >= large && red.count >= size ? 'rabenseifner' : 'recursive_doubling';
   }
+  traceAlgorithm(s, algo, recv.bytes.length);
   if (algo === 'rpipe') {
     // SCI-MPICH runs the reduce pipeline and then pcast as two pipelines (003c §1.7, allreduce).
     const tail = reducePipeline(s, recv.bytes, red, 0);

@@ -1,7 +1,7 @@
 import { COLL_ALLTOALL } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
-import { type Call, decode, decodeV, decodeW, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, decode, decodeV, decodeW, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 
 const choice = COLL_ALLTOALL.read();
 /**
@@ -63,6 +63,7 @@ function run(c: Call, send: Blocks, recv: Blocks, nonblocking: boolean): Request
     for (const n of send.len) bytes += n;
     algo = bytes <= LINEAR_MAX_BYTES ? 'linear' : 'pairwise';
   }
+  traceAlgorithm(s, algo, send.len.reduce((a, b) => a + b, 0));
   if (algo === 'linear') alltoallLinear(s, send, recv);
   else alltoallPairwise(s, send, recv);
   return execute(c, s, nonblocking);

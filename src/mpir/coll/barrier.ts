@@ -1,5 +1,5 @@
 import { COLL_BARRIER } from '../config.js';
-import { type Call, execute, newSchedule, type Schedule } from './common.js';
+import { type Call, execute, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import type { Request } from '../request.js';
 import { barrierShmCounter, shmBarrierUseful } from './shm-barrier.js';
 
@@ -29,6 +29,7 @@ export function barrier(c: Call, nonblocking: boolean): Request | undefined {
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto' || algo === 'shm_counter') algo = shmBarrierUseful(c.core, c.world) ? 'shm_counter' : 'dissemination';
+  traceAlgorithm(s, algo, 0);
   if (algo === 'shm_counter') barrierShmCounter(s, c.world);
   else if (algo === 'linear') barrierLinear(s);
   else barrierDissemination(s);

@@ -1,7 +1,7 @@
 import { COLL_BCAST, COLL_LARGE_BYTES, COLL_PCAST_MIN } from '../config.js';
 import type { Request } from '../request.js';
 import { ringAllgather } from './allgather.js';
-import { type Call, checkRoot, decode, execute, newSchedule, type Schedule } from './common.js';
+import { type Call, checkRoot, decode, execute, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { bcastPcast } from './pipeline.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
@@ -64,6 +64,7 @@ export function bcast(c: Call, buf: unknown, root: number, nonblocking: boolean)
     const n = d.bytes.length;
     algo = n >= pcastMin && c.core.size > 2 ? 'pcast' : n >= large && c.core.size > 2 ? 'scatter_allgather' : 'binomial';
   }
+  traceAlgorithm(s, algo, d.bytes.length);
   if (algo === 'pcast') bcastPcast(s, d.bytes, root);
   else if (algo === 'scatter_allgather') bcastScatterAllgather(s, d.bytes, root);
   else if (algo === 'linear') bcastLinear(s, d.bytes, root);

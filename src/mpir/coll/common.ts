@@ -1,3 +1,4 @@
+import createDebug from 'debug';
 import type { CoreRequest } from '../../mpid/index.js';
 import type { World } from '../../mpid/world.js';
 import { BufferSpec, decodeBuffer, describe } from '../buffer.js';
@@ -8,6 +9,18 @@ import { MPIException } from '../exception.js';
 import { Op } from '../op.js';
 import { Request } from '../request.js';
 import { Schedule, launch, nextCollTag, runBlocking } from './schedule.js';
+
+const collTrace = createDebug('tsmpi:coll');
+
+/**
+ * DEBUG=tsmpi:coll: the algorithm a collective call runs (its schedule `s` names the call, as
+ * `<communicator>.<Call>`), with the data size; one flag test when off.
+ */
+export function traceAlgorithm(s: Schedule, algorithm: string, bytes: number): void {
+  if (collTrace.enabled) {
+    collTrace('%s (%d ranks, %d bytes): %s', s.call, s.core.size, bytes, algorithm);
+  }
+}
 
 /**
  * What every collective entry shares: the call (communicator, its core, the world, the name

@@ -1,7 +1,7 @@
 import { COLL_GATHER, COLL_LARGE_BYTES } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
-import { type Call, checkRoot, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, checkRoot, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_GATHER.read();
@@ -74,6 +74,7 @@ export function gather(c: Call, sendbuf: unknown, recvbuf: unknown, root: number
   // The binomial tree forwards whole subtrees through scratch buffers: for large blocks the
   // root receiving each block straight into place costs less (003c §1.9 for scatter).
   const algo = choice === 'auto' ? (bb * c.core.size >= large ? 'linear' : 'binomial') : choice;
+  traceAlgorithm(s, algo, bb);
   if (algo === 'linear') gatherLinear(s, mine, out, bb, root);
   else gatherBinomial(s, mine, out, bb, root);
   return execute(c, s, nonblocking);

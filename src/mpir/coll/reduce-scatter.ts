@@ -2,7 +2,7 @@ import { COLL_LARGE_BYTES, COLL_REDUCE_SCATTER } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
 import { ringReduceScatter } from './allreduce.js';
-import { type Call, checkOp, decode, execute, fail, intList, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, checkOp, decode, execute, fail, intList, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { type Reduction, reduceBinomial } from './reduce.js';
 
 const choice = COLL_REDUCE_SCATTER.read();
@@ -58,6 +58,7 @@ function build(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, co
   let algo = choice;
   if (algo === 'auto') algo = red.op.Is_commutative() ? (acc.length < large ? 'overlap' : 'ring') : 'reduce_scatterv';
   if ((algo === 'ring' || algo === 'overlap') && !red.op.Is_commutative()) algo = 'reduce_scatterv';
+  traceAlgorithm(s, algo, acc.length);
   if (algo === 'overlap') {
     reduceScatterOverlap(s, acc, out, red, off, len, counts);
     return;

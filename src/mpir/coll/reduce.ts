@@ -3,7 +3,7 @@ import type { Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Op } from '../op.js';
 import type { Request } from '../request.js';
-import { type Call, checkOp, checkRoot, checkSame, decode, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, checkOp, checkRoot, checkSame, decode, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { reducePipeline } from './pipeline.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
@@ -160,6 +160,7 @@ export function reduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown,
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto') algo = acc.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'binomial';
+  traceAlgorithm(s, algo, acc.length);
   if (algo === 'linear') reduceLinear(s, acc, out, red, root);
   else if (algo === 'fanin_tree') reduceFaninTree(s, acc, out, red, root, fanin);
   else if (algo === 'rpipe') reduceRpipe(s, acc, out, red, root);

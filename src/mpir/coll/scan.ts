@@ -1,6 +1,6 @@
 import { COLL_RPIPE_MIN, COLL_SCAN } from '../config.js';
 import type { Request } from '../request.js';
-import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { reducePipeline } from './pipeline.js';
 import type { Reduction } from './reduce.js';
 
@@ -71,6 +71,7 @@ function run(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, exclusive
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto') algo = recv.bytes.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'recursive_doubling';
+  traceAlgorithm(s, algo, recv.bytes.length);
   if (algo === 'linear') scanLinear(s, mine, recv.bytes, red, exclusive);
   else if (algo === 'rpipe') reducePipeline(s, mine.slice(), red, c.core.size - 1, { out: recv.bytes, exclusive });
   else scanRecursiveDoubling(s, mine, recv.bytes, red, exclusive);

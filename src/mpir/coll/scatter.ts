@@ -1,7 +1,7 @@
 import { COLL_LARGE_BYTES, COLL_SCATTER } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
-import { type Call, checkRoot, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule } from './common.js';
+import { type Call, checkRoot, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_SCATTER.read();
@@ -77,6 +77,7 @@ export function scatter(c: Call, sendbuf: unknown, recvbuf: unknown, root: numbe
   // 003c §1.9: the binomial tree for small messages only; for large ones every rank would get
   // its block only after (p - 1) / p of the data went through the tree.
   const algo = choice === 'auto' ? (bb * c.core.size >= large ? 'linear' : 'binomial') : choice;
+  traceAlgorithm(s, algo, bb);
   if (algo === 'linear') scatterLinear(s, inp, mine, bb, root);
   else scatterBinomial(s, inp, mine, bb, root);
   return execute(c, s, nonblocking);
