@@ -34,7 +34,8 @@ export function parseFrames(stack: string): StackFrame[] {
     if (!line.startsWith('at ')) continue;
     const body = line.slice(3);
     let fn = '';
-    let where = body;
+    // 'at async /path/app.mjs:3:1': an anonymous async frame (a module's top-level await).
+    let where = body.startsWith('async ') && !body.endsWith(')') ? body.slice(6) : body;
     if (body.endsWith(')')) {
       const open = body.lastIndexOf(' (');
       if (open >= 0) {
