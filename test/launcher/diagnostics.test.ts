@@ -86,16 +86,16 @@ describe('tsmpiexec diagnostics', () => {
   }
 
   it('starts ranks through npx tsx when tsx is installed', { timeout: 60_000 }, async (t) => {
+    // npx --no-install finds tsx where npm would: installed beside tsmpi (or in a parent's node_modules).
     const require = createRequire(path.join(ROOT, 'package.json'));
-    let resolvable = which('tsx') !== null;
+    let resolvable = true;
     try {
       require.resolve('tsx/package.json');
-      resolvable = true;
     } catch {
-      // Not installed next to tsmpi.
+      resolvable = false;
     }
     if (!resolvable || which('npx') === null) {
-      t.skip('tsx is not installed (npm install --no-save tsx to run this test)');
+      t.skip('tsx is not installed beside tsmpi (npm install --no-save tsx to run this test)');
       return;
     }
     const dir = fs.mkdtempSync(path.join(ROOT, '.tsx-test-'));
