@@ -127,9 +127,8 @@ describe('examples', () => {
   it('typed.ts runs straight from source through `npx tsx` (2 ranks)', {
     timeout: LIMIT_MS, skip: fs.existsSync(tsx) ? false : 'tsx is not installed (npm install brings it as a devDependency)',
   }, async () => {
-    // --pmi-port: until the launcher keeps PMI_FD usable through wrapper processes (npx, tsx's
-    // own child node), a rank started through them cannot write to the inherited descriptor.
-    const r = await tsmpiexec(['--pmi-port', '-n', '2', 'npx', 'tsx', path.join('examples', 'typed.ts')], LIMIT_MS - 5_000, { cwd: ROOT });
+    // No --pmi-port: the PMI descriptor must survive npx and tsx's own child node.
+    const r = await tsmpiexec(['-n', '2', 'npx', 'tsx', path.join('examples', 'typed.ts')], LIMIT_MS - 5_000, { cwd: ROOT });
     checkTyped(r, 2);
   });
 
