@@ -8,6 +8,7 @@ import { MPIException } from '../exception.js';
 import { Op } from '../op.js';
 import { Request } from '../request.js';
 import { Schedule, launch, nextCollTag, runBlocking } from './schedule.js';
+import { IN_PLACE } from '../in-place.js';
 
 /**
  * What every collective entry shares: the call (communicator, its core, the world, the name
@@ -15,8 +16,7 @@ import { Schedule, launch, nextCollTag, runBlocking } from './schedule.js';
  * checks, and running a schedule blocking or as a Request.
  */
 
-/** MPI.IN_PLACE: "the data is already where the result goes" (where MPI allows it). */
-export const IN_PLACE: { readonly toString: () => string } = Object.freeze({ toString: () => 'MPI.IN_PLACE' });
+export { IN_PLACE, InPlace } from '../in-place.js';
 
 export interface Call {
   readonly comm: Comm;
