@@ -4,3 +4,8 @@ export {
   Info, Intercomm, Win, Cartcomm, Graphcomm, Distgraphcomm, type CopyFn, type DeleteFn,
 } from './mpir/index.js';
 export { Op, IN_PLACE } from './mpir/index.js';
+/** The argument and result types of the public API (src/mpir/types.ts). */
+export type {
+  BufferLike, BufSpec, BufSpecV, BufSpecW, InPlace, InfoArg, IntList, ObjectRequest, Reduced, ReduceFunction, TargetSpec,
+  TypedArray, UserFunction, Yield,
+} from './mpir/index.js';

@@ -3,6 +3,7 @@ import { BSEND_OVERHEAD } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { runtime } from './runtime.js';
+import type { BufferLike } from './types.js';
 
 /**
  * The buffer of MPI.Attach_buffer: Bsend copies the message and accounts its size plus
@@ -10,12 +11,12 @@ import { runtime } from './runtime.js';
  * that would overflow the buffer gets MPI.ERR_BUFFER as MPI requires.
  */
 class BsendBuffer implements CompletionListener {
-  private attached: ArrayBufferView | ArrayBufferLike | null = null;
+  private attached: BufferLike | null = null;
   private capacity = 0;
   private used = 0;
   private readonly inFlight = new Map<CoreRequest, number>();
 
-  attach(buf: ArrayBufferView | ArrayBufferLike): void {
+  attach(buf: BufferLike): void {
     if (this.attached !== null) {
       throw new MPIException(ErrorClass.ERR_BUFFER, 'MPI.Attach_buffer: a buffer is already attached; detach it first');
     }
@@ -25,7 +26,7 @@ class BsendBuffer implements CompletionListener {
   }
 
   /** Waits until every buffered send has left, then returns the buffer. */
-  detach(): ArrayBufferView | ArrayBufferLike | null {
+  detach(): BufferLike | null {
     const world = runtime.requireRunning('MPI.Detach_buffer');
     while (this.inFlight.size > 0) world.progress.step();
     const b = this.attached;

@@ -16,14 +16,15 @@ import {
 } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import * as coll from './coll/index.js';
-import { SUM, type Op, type ValueFunction } from './op.js';
+import { SUM, type Op } from './op.js';
 import { Errhandler } from './errhandler.js';
 import { INFO_NULL, type Info, checkInfo, copyHints, getHints, setHints } from './info.js';
 import { MPIException } from './exception.js';
 import type { Group } from './group.js';
-import { Message, Prequest, Request, fillEmpty, fillStatus } from './request.js';
+import { Message, ObjectRequest, Prequest, Request, fillEmpty, fillStatus } from './request.js';
 import { runtime } from './runtime.js';
 import { Status } from './status.js';
+import type { BufSpec, BufSpecV, BufSpecW, InPlace, InfoArg, IntList, Reduced, ReduceFunction } from './types.js';
 
 /** What a communicator is once MPI runs: its members, our rank, and its context ids. */
 export interface CommCore {
@@ -51,19 +52,21 @@ const RECV_NONCONTIGUOUS: NonContiguous = DIRECT_PACK.read() ? 'direct' : 'unpac
  * JS value (serialized with node:v8).
  */
 export class Comm {
+  /** @internal */
   protected core: CommCore | null = null;
   private errhandler: Errhandler = Errhandler.ERRORS_ARE_FATAL;
 
+  /** @internal Communicators come from MPI.COMM_WORLD, MPI.COMM_SELF and the calls that make new ones. */
   constructor(private name: string, core: CommCore | null = null) {
     this.core = core;
   }
 
-  /** Binds a predefined communicator at Init; unbinds it at Finalize (core null). */
+  /** @internal Binds a predefined communicator at Init; unbinds it at Finalize (core null). */
   bind(core: CommCore | null): void {
     this.core = core;
   }
 
-  /** The live state, or the error that names the call (built only when failing). */
+  /** @internal The live state, or the error that names the call (built only when failing). */
   protected live(call: string): CommCore {
     if (runtime.phase !== 'running' || this.core === null) {
       if (runtime.phase === 'running') this.fail(call, ErrorClass.ERR_COMM, 'the communicator has been freed');
@@ -72,6 +75,7 @@ export class Comm {
     return this.core!;
   }
 
+  /** @internal */
   protected get world(): World {
     return runtime.requireRunning(this.name);
   }
@@ -157,6 +161,7 @@ export class Comm {
   }
 
   /**
+   * @internal
    * Reports an error through this communicator's handler: throws under ERRORS_RETURN, ends the
    * job (after printing the message with the rank) under ERRORS_ARE_FATAL.
    */
@@ -256,48 +261,48 @@ export class Comm {
   }
 
   /** Blocking standard-mode send. */
-  Send(buf: unknown, dest: number, tag = 0): void {
+  Send(buf: BufSpec, dest: number, tag = 0): void {
     this.completeSend(this.startSend('Send', buf, dest, tag, MODE_STANDARD));
   }
 
   /** Blocking synchronous send: returns once the receive has matched. */
-  Ssend(buf: unknown, dest: number, tag = 0): void {
+  Ssend(buf: BufSpec, dest: number, tag = 0): void {
     this.completeSend(this.startSend('Ssend', buf, dest, tag, MODE_SYNC));
   }
 
   /** Blocking buffered send: copies into the buffer of MPI.Attach_buffer and returns. */
-  Bsend(buf: unknown, dest: number, tag = 0): void {
+  Bsend(buf: BufSpec, dest: number, tag = 0): void {
     this.startSend('Bsend', buf, dest, tag, MODE_BUFFERED);
   }
 
   /** Blocking ready send (the receive must already be posted; sent as a standard send). */
-  Rsend(buf: unknown, dest: number, tag = 0): void {
+  Rsend(buf: BufSpec, dest: number, tag = 0): void {
     this.completeSend(this.startSend('Rsend', buf, dest, tag, MODE_READY));
   }
 
   /** Blocking receive. */
-  Recv(buf: unknown, source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): void {
+  Recv(buf: BufSpec, source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): void {
     this.completeRecv('Recv', this.startRecv('Recv', buf, source, tag), status);
   }
 
-  Isend(buf: unknown, dest: number, tag = 0): Request {
+  Isend(buf: BufSpec, dest: number, tag = 0): Request {
     return this.request(this.startSend('Isend', buf, dest, tag, MODE_STANDARD));
   }
 
-  Issend(buf: unknown, dest: number, tag = 0): Request {
+  Issend(buf: BufSpec, dest: number, tag = 0): Request {
     return this.request(this.startSend('Issend', buf, dest, tag, MODE_SYNC));
   }
 
-  Ibsend(buf: unknown, dest: number, tag = 0): Request {
+  Ibsend(buf: BufSpec, dest: number, tag = 0): Request {
     this.startSend('Ibsend', buf, dest, tag, MODE_BUFFERED);
     return Request.procNull(this);
   }
 
-  Irsend(buf: unknown, dest: number, tag = 0): Request {
+  Irsend(buf: BufSpec, dest: number, tag = 0): Request {
     return this.request(this.startSend('Irsend', buf, dest, tag, MODE_READY));
   }
 
-  Irecv(buf: unknown, source: number = ANY_SOURCE, tag: number = ANY_TAG): Request {
+  Irecv(buf: BufSpec, source: number = ANY_SOURCE, tag: number = ANY_TAG): Request {
     return this.request(this.startRecv('Irecv', buf, source, tag));
   }
 
@@ -305,27 +310,27 @@ export class Comm {
     return core === null ? Request.procNull(this) : new Request(core, this);
   }
 
-  Send_init(buf: unknown, dest: number, tag = 0): Prequest {
+  Send_init(buf: BufSpec, dest: number, tag = 0): Prequest {
     this.startCheck('Send_init', buf, dest, tag);
     return new Prequest(this, () => this.startSend('Send_init', buf, dest, tag, MODE_STANDARD));
   }
 
-  Ssend_init(buf: unknown, dest: number, tag = 0): Prequest {
+  Ssend_init(buf: BufSpec, dest: number, tag = 0): Prequest {
     this.startCheck('Ssend_init', buf, dest, tag);
     return new Prequest(this, () => this.startSend('Ssend_init', buf, dest, tag, MODE_SYNC));
   }
 
-  Bsend_init(buf: unknown, dest: number, tag = 0): Prequest {
+  Bsend_init(buf: BufSpec, dest: number, tag = 0): Prequest {
     this.startCheck('Bsend_init', buf, dest, tag);
     return new Prequest(this, () => this.startSend('Bsend_init', buf, dest, tag, MODE_BUFFERED));
   }
 
-  Rsend_init(buf: unknown, dest: number, tag = 0): Prequest {
+  Rsend_init(buf: BufSpec, dest: number, tag = 0): Prequest {
     this.startCheck('Rsend_init', buf, dest, tag);
     return new Prequest(this, () => this.startSend('Rsend_init', buf, dest, tag, MODE_READY));
   }
 
-  Recv_init(buf: unknown, source: number = ANY_SOURCE, tag: number = ANY_TAG): Prequest {
+  Recv_init(buf: BufSpec, source: number = ANY_SOURCE, tag: number = ANY_TAG): Prequest {
     const core = this.live('Recv_init');
     this.checkSource('Recv_init', core, source);
     this.checkTag('Recv_init', tag, true);
@@ -342,7 +347,7 @@ export class Comm {
   }
 
   /** Sends and receives at once; the two may not overlap in memory. */
-  Sendrecv(sendbuf: unknown, dest: number, sendtag = 0, recvbuf: unknown = null, source: number = ANY_SOURCE,
+  Sendrecv(sendbuf: BufSpec, dest: number, sendtag = 0, recvbuf: BufSpec, source: number = ANY_SOURCE,
            recvtag: number = ANY_TAG, status?: Status): void {
     const r = this.startRecv('Sendrecv', recvbuf, source, recvtag);
     const s = this.startSend('Sendrecv', sendbuf, dest, sendtag, MODE_STANDARD);
@@ -351,7 +356,7 @@ export class Comm {
   }
 
   /** Sends the buffer's content and replaces it with the received message. */
-  Sendrecv_replace(buf: unknown, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
+  Sendrecv_replace(buf: BufSpec, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
                    status?: Status): void {
     const core = this.live('Sendrecv_replace');
     const bytes = this.decode('Sendrecv_replace', buf, scratchSend, 'buf', 'pack');
@@ -466,40 +471,48 @@ export class Comm {
   }
 
   // ------------------------------------------------------------ object forms
+  // Values travel as node:v8 structured clones (class instances arrive as plain objects). The
+  // type parameter of a receive states what the program expects; nothing checks it at run
+  // time, and a receive from MPI.PROC_NULL yields null.
 
   /** Sends any structured-clonable JS value. */
-  send(obj: unknown, dest: number, tag = 0): void {
+  send<T>(obj: T, dest: number, tag = 0): void {
     this.Send(v8.serialize(obj), dest, tag);
   }
 
-  ssend(obj: unknown, dest: number, tag = 0): void {
+  ssend<T>(obj: T, dest: number, tag = 0): void {
     this.Ssend(v8.serialize(obj), dest, tag);
   }
 
-  isend(obj: unknown, dest: number, tag = 0): Request {
+  /** A send request (yields its Status, as Isend's). */
+  isend<T>(obj: T, dest: number, tag = 0): Request {
     return this.Isend(v8.serialize(obj), dest, tag);
   }
 
-  /** Receives a value sent with send/isend/ssend. */
-  recv(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): unknown {
-    const r = this.irecv(source, tag);
+  /** Receives a value sent with send/isend/ssend: `comm.recv<number[]>(0)`. */
+  recv<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): T {
+    const r = this.irecv<T>(source, tag);
     r.Wait(status);
     return r.result();
   }
 
-  /** A request that completes with the received value (await it, or Wait then result()). */
-  irecv(source: number = ANY_SOURCE, tag: number = ANY_TAG): ObjectRequest {
+  /** A request that yields the received value (await it, or wait(); or Wait then result()). */
+  irecv<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): ObjectRequest<T> {
     const core = this.live('irecv');
     this.checkSource('irecv', core, source);
     this.checkTag('irecv', tag, true);
     const r = source === PROC_NULL ? null : this.world.engine.irecvAllocating(core.ctx, source, tag);
-    return new ObjectRequest(r, this);
+    return new ObjectRequest<T>(r, this);
   }
 
-  sendrecv(sendobj: unknown, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
-           status?: Status): unknown {
+  /**
+   * Sends sendobj and receives a value of the same type (the usual exchange with neighbours);
+   * name the types when they differ: `sendrecv<string | number>(...)`.
+   */
+  sendrecv<T>(sendobj: T, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
+              status?: Status): T {
     const s = this.isend(sendobj, dest, sendtag);
-    const value = this.recv(source, recvtag, status);
+    const value = this.recv<T>(source, recvtag, status);
     s.Wait();
     return value;
   }
@@ -515,9 +528,7 @@ export class Comm {
   // --------------------------------------------------- synchronization (basic)
 
   /** Blocks until every member has entered the barrier (see TSMPI_COLL_BARRIER). */
-  Barrier(): void {
-    coll.barrier(this.coll('Barrier'), false);
-  }
+  Barrier(): void { coll.barrier(this.coll('Barrier'), false); }
 
   barrier(): void {
     this.Barrier();
@@ -531,7 +542,7 @@ export class Comm {
   }
 
   /** Collective: a new communicator with the same members in the same order (and info's hints, if given). */
-  Dup(info?: unknown): this {
+  Dup(info?: InfoArg): this {
     const core = this.live('Dup');
     this.checkInfoArg('Dup', info);
     const dup = this.made(dupComm(this, core));
@@ -541,12 +552,12 @@ export class Comm {
   }
 
   /** Collective: Dup with the hints of info. */
-  Dup_with_info(info: unknown): this {
+  Dup_with_info(info: InfoArg): this {
     return this.Dup(info ?? INFO_NULL);
   }
 
   /** Sets the hints of this communicator (tsmpi reads none yet; Get_info returns them). */
-  Set_info(info: unknown): void {
+  Set_info(info: InfoArg): void {
     this.live('Set_info');
     this.checkInfoArg('Set_info', info);
     setHints(this, info);
@@ -579,7 +590,7 @@ export class Comm {
   }
 
   /** Collective: MPI.COMM_TYPE_SHARED gives one communicator per node (the ranks sharing memory). */
-  Split_type(splitType: number, key = 0, info?: unknown): Intracomm {
+  Split_type(splitType: number, key = 0, info?: InfoArg): Intracomm {
     this.checkInfoArg('Split_type', info);
     return this.made(splitTypeComm(this, this.live('Split_type'), splitType, key));
   }
@@ -618,68 +629,86 @@ export class Comm {
   /** Non-blocking barrier. */
   Ibarrier(): Request { return coll.barrier(this.coll('Ibarrier'), true)!; }
   /** Broadcasts the root's buffer to every rank. */
-  Bcast(buf: unknown, root = 0): void { coll.bcast(this.coll('Bcast'), buf, root, false); }
-  Ibcast(buf: unknown, root = 0): Request { return coll.bcast(this.coll('Ibcast'), buf, root, true)!; }
-  /** Gathers equal-sized blocks at the root, in rank order. */
-  Gather(sendbuf: unknown, recvbuf: unknown, root = 0): void { coll.gather(this.coll('Gather'), sendbuf, recvbuf, root, false); }
-  Igather(sendbuf: unknown, recvbuf: unknown, root = 0): Request { return coll.gather(this.coll('Igather'), sendbuf, recvbuf, root, true)!; }
-  Gatherv(sendbuf: unknown, recvbuf: unknown, root = 0): void { coll.gatherv(this.coll('Gatherv'), sendbuf, recvbuf, root, false); }
-  Igatherv(sendbuf: unknown, recvbuf: unknown, root = 0): Request { return coll.gatherv(this.coll('Igatherv'), sendbuf, recvbuf, root, true)!; }
-  /** Sends block r of the root's sendbuf to rank r. */
-  Scatter(sendbuf: unknown, recvbuf: unknown, root = 0): void { coll.scatter(this.coll('Scatter'), sendbuf, recvbuf, root, false); }
-  Iscatter(sendbuf: unknown, recvbuf: unknown, root = 0): Request { return coll.scatter(this.coll('Iscatter'), sendbuf, recvbuf, root, true)!; }
-  Scatterv(sendbuf: unknown, recvbuf: unknown, root = 0): void { coll.scatterv(this.coll('Scatterv'), sendbuf, recvbuf, root, false); }
-  Iscatterv(sendbuf: unknown, recvbuf: unknown, root = 0): Request { return coll.scatterv(this.coll('Iscatterv'), sendbuf, recvbuf, root, true)!; }
+  Bcast(buf: BufSpec, root = 0): void { coll.bcast(this.coll('Bcast'), buf, root, false); }
+  Ibcast(buf: BufSpec, root = 0): Request { return coll.bcast(this.coll('Ibcast'), buf, root, true)!; }
+  /** Gathers equal-sized blocks at the root, in rank order; recvbuf matters at the root only (null elsewhere). */
+  Gather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec | null, root = 0): void { coll.gather(this.coll('Gather'), sendbuf, recvbuf, root, false); }
+  Igather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec | null, root = 0): Request { return coll.gather(this.coll('Igather'), sendbuf, recvbuf, root, true)!; }
+  Gatherv(sendbuf: BufSpec | InPlace, recvbuf: BufSpecV | null, root = 0): void { coll.gatherv(this.coll('Gatherv'), sendbuf, recvbuf, root, false); }
+  Igatherv(sendbuf: BufSpec | InPlace, recvbuf: BufSpecV | null, root = 0): Request { return coll.gatherv(this.coll('Igatherv'), sendbuf, recvbuf, root, true)!; }
+  /** Sends block r of the root's sendbuf to rank r; sendbuf matters at the root only (null elsewhere). */
+  Scatter(sendbuf: BufSpec | null, recvbuf: BufSpec | InPlace, root = 0): void { coll.scatter(this.coll('Scatter'), sendbuf, recvbuf, root, false); }
+  Iscatter(sendbuf: BufSpec | null, recvbuf: BufSpec | InPlace, root = 0): Request { return coll.scatter(this.coll('Iscatter'), sendbuf, recvbuf, root, true)!; }
+  Scatterv(sendbuf: BufSpecV | null, recvbuf: BufSpec | InPlace, root = 0): void { coll.scatterv(this.coll('Scatterv'), sendbuf, recvbuf, root, false); }
+  Iscatterv(sendbuf: BufSpecV | null, recvbuf: BufSpec | InPlace, root = 0): Request { return coll.scatterv(this.coll('Iscatterv'), sendbuf, recvbuf, root, true)!; }
   /** Gathers every rank's block at every rank. */
-  Allgather(sendbuf: unknown, recvbuf: unknown): void { coll.allgather(this.coll('Allgather'), sendbuf, recvbuf, false); }
-  Iallgather(sendbuf: unknown, recvbuf: unknown): Request { return coll.allgather(this.coll('Iallgather'), sendbuf, recvbuf, true)!; }
-  Allgatherv(sendbuf: unknown, recvbuf: unknown): void { coll.allgatherv(this.coll('Allgatherv'), sendbuf, recvbuf, false); }
-  Iallgatherv(sendbuf: unknown, recvbuf: unknown): Request { return coll.allgatherv(this.coll('Iallgatherv'), sendbuf, recvbuf, true)!; }
+  Allgather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): void { coll.allgather(this.coll('Allgather'), sendbuf, recvbuf, false); }
+  Iallgather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): Request { return coll.allgather(this.coll('Iallgather'), sendbuf, recvbuf, true)!; }
+  Allgatherv(sendbuf: BufSpec | InPlace, recvbuf: BufSpecV): void { coll.allgatherv(this.coll('Allgatherv'), sendbuf, recvbuf, false); }
+  Iallgatherv(sendbuf: BufSpec | InPlace, recvbuf: BufSpecV): Request { return coll.allgatherv(this.coll('Iallgatherv'), sendbuf, recvbuf, true)!; }
   /** Block r of sendbuf goes to rank r; block r of recvbuf comes from rank r. */
-  Alltoall(sendbuf: unknown, recvbuf: unknown): void { coll.alltoall(this.coll('Alltoall'), sendbuf, recvbuf, false); }
-  Ialltoall(sendbuf: unknown, recvbuf: unknown): Request { return coll.alltoall(this.coll('Ialltoall'), sendbuf, recvbuf, true)!; }
-  Alltoallv(sendbuf: unknown, recvbuf: unknown): void { coll.alltoallv(this.coll('Alltoallv'), sendbuf, recvbuf, false); }
-  Ialltoallv(sendbuf: unknown, recvbuf: unknown): Request { return coll.alltoallv(this.coll('Ialltoallv'), sendbuf, recvbuf, true)!; }
-  Alltoallw(sendbuf: unknown, recvbuf: unknown): void { coll.alltoallw(this.coll('Alltoallw'), sendbuf, recvbuf, false); }
-  Ialltoallw(sendbuf: unknown, recvbuf: unknown): Request { return coll.alltoallw(this.coll('Ialltoallw'), sendbuf, recvbuf, true)!; }
-  /** Combines every rank's sendbuf with op; the result lands in the root's recvbuf. */
-  Reduce(sendbuf: unknown, recvbuf: unknown, op: Op = SUM, root = 0): void { coll.reduce(this.coll('Reduce'), sendbuf, recvbuf, op, root, false); }
-  Ireduce(sendbuf: unknown, recvbuf: unknown, op: Op = SUM, root = 0): Request { return coll.reduce(this.coll('Ireduce'), sendbuf, recvbuf, op, root, true)!; }
-  Allreduce(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): void { coll.allreduce(this.coll('Allreduce'), sendbuf, recvbuf, op, false); }
-  Iallreduce(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): Request { return coll.allreduce(this.coll('Iallreduce'), sendbuf, recvbuf, op, true)!; }
-  Reduce_scatter_block(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): void {
+  Alltoall(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): void { coll.alltoall(this.coll('Alltoall'), sendbuf, recvbuf, false); }
+  Ialltoall(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): Request { return coll.alltoall(this.coll('Ialltoall'), sendbuf, recvbuf, true)!; }
+  Alltoallv(sendbuf: BufSpecV | InPlace, recvbuf: BufSpecV): void { coll.alltoallv(this.coll('Alltoallv'), sendbuf, recvbuf, false); }
+  Ialltoallv(sendbuf: BufSpecV | InPlace, recvbuf: BufSpecV): Request { return coll.alltoallv(this.coll('Ialltoallv'), sendbuf, recvbuf, true)!; }
+  Alltoallw(sendbuf: BufSpecW | InPlace, recvbuf: BufSpecW): void { coll.alltoallw(this.coll('Alltoallw'), sendbuf, recvbuf, false); }
+  Ialltoallw(sendbuf: BufSpecW | InPlace, recvbuf: BufSpecW): Request { return coll.alltoallw(this.coll('Ialltoallw'), sendbuf, recvbuf, true)!; }
+  /** Combines every rank's sendbuf with op; the result lands in the root's recvbuf (null elsewhere). */
+  Reduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec | null, op: Op = SUM, root = 0): void { coll.reduce(this.coll('Reduce'), sendbuf, recvbuf, op, root, false); }
+  Ireduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec | null, op: Op = SUM, root = 0): Request {
+    return coll.reduce(this.coll('Ireduce'), sendbuf, recvbuf, op, root, true)!;
+  }
+  Allreduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): void { coll.allreduce(this.coll('Allreduce'), sendbuf, recvbuf, op, false); }
+  Iallreduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): Request { return coll.allreduce(this.coll('Iallreduce'), sendbuf, recvbuf, op, true)!; }
+  Reduce_scatter_block(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): void {
     coll.reduceScatterBlock(this.coll('Reduce_scatter_block'), sendbuf, recvbuf, op, false);
   }
-  Ireduce_scatter_block(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): Request {
+  Ireduce_scatter_block(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): Request {
     return coll.reduceScatterBlock(this.coll('Ireduce_scatter_block'), sendbuf, recvbuf, op, true)!;
   }
-  Reduce_scatter(sendbuf: unknown, recvbuf: unknown, recvcounts: ArrayLike<number>, op: Op = SUM): void {
+  Reduce_scatter(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, recvcounts: IntList, op: Op = SUM): void {
     coll.reduceScatter(this.coll('Reduce_scatter'), sendbuf, recvbuf, recvcounts, op, false);
   }
-  Ireduce_scatter(sendbuf: unknown, recvbuf: unknown, recvcounts: ArrayLike<number>, op: Op = SUM): Request {
+  Ireduce_scatter(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, recvcounts: IntList, op: Op = SUM): Request {
     return coll.reduceScatter(this.coll('Ireduce_scatter'), sendbuf, recvbuf, recvcounts, op, true)!;
   }
   /** Inclusive prefix reduction over ranks 0..rank. */
-  Scan(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): void { coll.scan(this.coll('Scan'), sendbuf, recvbuf, op, false); }
-  Iscan(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): Request { return coll.scan(this.coll('Iscan'), sendbuf, recvbuf, op, true)!; }
+  Scan(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): void { coll.scan(this.coll('Scan'), sendbuf, recvbuf, op, false); }
+  Iscan(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): Request { return coll.scan(this.coll('Iscan'), sendbuf, recvbuf, op, true)!; }
   /** Exclusive prefix reduction over ranks 0..rank-1 (rank 0's recvbuf is left unchanged). */
-  Exscan(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): void { coll.exscan(this.coll('Exscan'), sendbuf, recvbuf, op, false); }
-  Iexscan(sendbuf: unknown, recvbuf: unknown, op: Op = SUM): Request { return coll.exscan(this.coll('Iexscan'), sendbuf, recvbuf, op, true)!; }
+  Exscan(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): void { coll.exscan(this.coll('Exscan'), sendbuf, recvbuf, op, false); }
+  Iexscan(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): Request { return coll.exscan(this.coll('Iexscan'), sendbuf, recvbuf, op, true)!; }
 
-  /** The root's value, at every rank. */
-  bcast(obj: unknown, root = 0): unknown { this.live('bcast'); return coll.bcastObject(this, obj, root); }
+  // Object forms of the collectives (node:v8 structured clones, as send and recv).
+
+  /** The root's value, at every rank (what other ranks pass is ignored; null is usual). */
+  bcast<T>(obj: T, root = 0): T { this.live('bcast'); return coll.bcastObject(this, obj, root) as T; }
   /** Every rank's value as an array at the root (null elsewhere). */
-  gather(obj: unknown, root = 0): unknown[] | null { this.live('gather'); return coll.gatherObject(this, obj, root); }
-  /** Element r of the root's array, at rank r. */
-  scatter(objs: unknown, root = 0): unknown { this.live('scatter'); return coll.scatterObject(this, objs, root); }
-  allgather(obj: unknown): unknown[] { this.live('allgather'); return coll.allgatherObject(this, obj); }
-  alltoall(objs: unknown): unknown[] { this.live('alltoall'); return coll.alltoallObject(this, objs); }
+  gather<T>(obj: T, root = 0): T[] | null { this.live('gather'); return coll.gatherObject(this, obj, root) as T[] | null; }
+  /** Element r of the root's array, at rank r (other ranks pass null). */
+  scatter<T>(objs: readonly T[] | null, root = 0): T { this.live('scatter'); return coll.scatterObject(this, objs, root) as T; }
+  allgather<T>(obj: T): T[] { this.live('allgather'); return coll.allgatherObject(this, obj) as T[]; }
+  /** objs[r] goes to rank r; element r of the result came from rank r. */
+  alltoall<T>(objs: readonly T[]): T[] { this.live('alltoall'); return coll.alltoallObject(this, objs) as T[]; }
   /** Values combined in rank order with an op or a function(a, b); the result at the root (null elsewhere). */
-  reduce(obj: unknown, op: Op | ValueFunction = SUM, root = 0): unknown { this.live('reduce'); return coll.reduceObject(this, obj, op, root); }
-  allreduce(obj: unknown, op: Op | ValueFunction = SUM): unknown { this.live('allreduce'); return coll.allreduceObject(this, obj, op); }
-  scan(obj: unknown, op: Op | ValueFunction = SUM): unknown { this.live('scan'); return coll.scanObject(this, obj, op); }
+  reduce<T>(obj: T, op: Op | ReduceFunction<Reduced<T>> = SUM, root = 0): Reduced<T> | null {
+    this.live('reduce');
+    return coll.reduceObject(this, obj, op, root) as Reduced<T> | null;
+  }
+  allreduce<T>(obj: T, op: Op | ReduceFunction<Reduced<T>> = SUM): Reduced<T> {
+    this.live('allreduce');
+    return coll.allreduceObject(this, obj, op) as Reduced<T>;
+  }
+  /** Inclusive scan of values over ranks 0..rank. */
+  scan<T>(obj: T, op: Op | ReduceFunction<Reduced<T>> = SUM): Reduced<T> {
+    this.live('scan');
+    return coll.scanObject(this, obj, op) as Reduced<T>;
+  }
   /** Exclusive scan of values; null at rank 0. */
-  exscan(obj: unknown, op: Op | ValueFunction = SUM): unknown { this.live('exscan'); return coll.exscanObject(this, obj, op); }
+  exscan<T>(obj: T, op: Op | ReduceFunction<Reduced<T>> = SUM): Reduced<T> | null {
+    this.live('exscan');
+    return coll.exscanObject(this, obj, op) as Reduced<T> | null;
+  }
 
   /** The communicator of a new core (MPI.COMM_NULL for none); it inherits our error handler. */
   private made(core: CommCore | null): Intracomm {
@@ -700,26 +729,6 @@ function fillProbeStatus(status: Status, u: { src: number; tag: number; len: num
   status.count = u.len;
   status.error = 0;
   status.cancelled = false;
-}
-
-/** irecv's request: a receive of any size whose completion yields the deserialized value. */
-export class ObjectRequest extends Request {
-  private value: unknown = null;
-
-  protected override onComplete(core: CoreRequest): void {
-    this.value = core.buf.length === 0 && core.statusSource === PROC_NULL ? null : v8.deserialize(core.buf);
-  }
-
-  /** The received value (after Wait or a successful Test). */
-  result(): unknown {
-    return this.value;
-  }
-
-  /** Awaiting an object receive yields the value (as mpi4py's irecv().wait() does). */
-  override then<T1 = unknown, T2 = never>(onFulfilled?: ((v: any) => T1 | PromiseLike<T1>) | null,
-                                         onRejected?: ((e: unknown) => T2 | PromiseLike<T2>) | null): Promise<T1 | T2> {
-    return this.completion().then(() => this.value).then(onFulfilled, onRejected);
-  }
 }
 
 /** A communicator within one group of processes. */

@@ -1,9 +1,13 @@
-/** Point-to-point constants, with MPICH's values. */
-export const ANY_SOURCE = -2;
-export const ANY_TAG = -1;
-export const PROC_NULL = -1;
-export const ROOT = -3;
-export const UNDEFINED = -32766;
+/**
+ * Point-to-point constants, with MPICH's values. The negative ones carry their literal type
+ * explicitly: TypeScript 5.9 prints a negative literal it infers for a spread property (the
+ * MPI object spreads this module) from the wrong source text, e.g. `readonly ANY_SOURCE: -;`.
+ */
+export const ANY_SOURCE: -2 = -2;
+export const ANY_TAG: -1 = -1;
+export const PROC_NULL: -1 = -1;
+export const ROOT: -3 = -3;
+export const UNDEFINED: -32766 = -32766;
 /** Largest tag: the packet header carries a signed 32-bit tag. */
 export const TAG_UB_VALUE = 0x7fffffff;
 /** Bytes MPI.Bsend needs in the attached buffer on top of each message's data. */

@@ -4,6 +4,8 @@ import { type Level, type Node, leaf, repeat, seq } from './dtype/flatten.js';
 import { footprint } from './dtype/cursor.js';
 import { packRange, unpackRange } from './dtype/pack.js';
 import { countElements, swapToFromExternal32 } from './dtype/external32.js';
+import type { Comm } from './comm.js';
+import type { BufferLike } from './types.js';
 
 /**
  * MPI datatypes: the predefined types (size, extent, and the typed-array kind a buffer of that
@@ -35,7 +37,8 @@ export const ORDER_FORTRAN = 57;
 export const DISTRIBUTE_BLOCK = 121;
 export const DISTRIBUTE_CYCLIC = 122;
 export const DISTRIBUTE_NONE = 123;
-export const DISTRIBUTE_DFLT_DARG = -49767;
+/** Explicitly typed: see constants.ts on negative literals in the MPI object's declaration. */
+export const DISTRIBUTE_DFLT_DARG: -49767 = -49767;
 
 export const DatatypeConstants = {
   COMBINER_NAMED, COMBINER_DUP, COMBINER_CONTIGUOUS, COMBINER_VECTOR, COMBINER_HVECTOR, COMBINER_INDEXED,
@@ -98,6 +101,7 @@ export class Datatype {
   private lastNodes: readonly Node[] = [];
 
   /**
+   * @internal
    * A predefined type (name, size, kind); derived types are made by the constructors, which
    * pass their derivation (their kind is the basic kind they are made of, or 'packed' when
    * they mix several).
@@ -448,28 +452,28 @@ export class Datatype {
   // --------------------------------------------------------------- packing
 
   /** Packs the whole of `inbuf` (its bytes / extent instances) into `outbuf` at `position`; returns the new position. */
-  Pack(inbuf: unknown, outbuf: unknown, position: number, _comm?: unknown): number {
+  Pack(inbuf: BufferLike, outbuf: BufferLike, position: number, _comm?: Comm): number {
     return this.packInto('Pack', inbuf, outbuf, position, false);
   }
 
   /** Unpacks from `inbuf` at `position` into the whole of `outbuf` (its bytes / extent instances); returns the new position. */
-  Unpack(inbuf: unknown, position: number, outbuf: unknown, _comm?: unknown): number {
+  Unpack(inbuf: BufferLike, position: number, outbuf: BufferLike, _comm?: Comm): number {
     return this.unpackFrom('Unpack', inbuf, position, outbuf, false);
   }
 
   /** Bytes Pack needs for `count` instances. */
-  Pack_size(count: number, _comm?: unknown): number {
+  Pack_size(count: number, _comm?: Comm): number {
     this.usable('Pack_size');
     return checkCount('Pack_size', 'count', count) * this.size;
   }
 
   /** Pack in the portable external32 representation (big-endian). */
-  Pack_external(datarep: string, inbuf: unknown, outbuf: unknown, position: number): number {
+  Pack_external(datarep: string, inbuf: BufferLike, outbuf: BufferLike, position: number): number {
     checkDatarep('Pack_external', datarep);
     return this.packInto('Pack_external', inbuf, outbuf, position, true);
   }
 
-  Unpack_external(datarep: string, inbuf: unknown, position: number, outbuf: unknown): number {
+  Unpack_external(datarep: string, inbuf: BufferLike, position: number, outbuf: BufferLike): number {
     checkDatarep('Unpack_external', datarep);
     return this.unpackFrom('Unpack_external', inbuf, position, outbuf, true);
   }

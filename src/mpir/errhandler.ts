@@ -9,6 +9,7 @@ export class Errhandler {
   static readonly ERRORS_RETURN = new Errhandler('MPI_ERRORS_RETURN');
   static readonly ERRORS_ABORT = new Errhandler('MPI_ERRORS_ABORT');
 
+  /** @internal Whether an error ends the job (ERRORS_ARE_FATAL, ERRORS_ABORT). */
   get isFatal(): boolean {
     return this !== Errhandler.ERRORS_RETURN;
   }

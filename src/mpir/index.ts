@@ -1,15 +1,19 @@
 export { MPI } from './mpi.js';
 export { Op } from './op.js';
-export { IN_PLACE } from './coll/index.js';
+export { IN_PLACE } from './in-place.js';
 export { Comm, Intracomm } from './comm.js';
 export { Group } from './group.js';
 export { MPIException } from './exception.js';
 export { Errhandler } from './errhandler.js';
 export { Status } from './status.js';
-export { Request, Prequest, Message } from './request.js';
+export { Request, Prequest, Message, type ObjectRequest, type Yield } from './request.js';
 export { Datatype } from './datatype.js';
 export { Info } from './info.js';
 export { Win } from './rma/win.js';
 export { Intercomm } from './intercomm.js';
 export { Cartcomm, Graphcomm, Distgraphcomm } from './topo.js';
 export type { CopyFn, DeleteFn } from './attributes.js';
+export type {
+  BufferLike, BufSpec, BufSpecV, BufSpecW, InPlace, InfoArg, IntList, Reduced, ReduceFunction, TargetSpec, TypedArray,
+  UserFunction,
+} from './types.js';

@@ -13,6 +13,7 @@ import type { Request } from './request.js';
 import { type Op, SUM } from './op.js';
 import * as inter from './coll/inter.js';
 import type { InterCall } from './coll/inter.js';
+import type { BufSpec, BufSpecV, BufSpecW, InPlace, InfoArg, IntList } from './types.js';
 
 /**
  * Intercommunicators, mpi4py-style: comm.Create_intercomm(local_leader, peer_comm, remote_leader,
@@ -61,6 +62,7 @@ export class Intercomm extends Comm {
   /** This group on the context reserved for its part of collectives (ctx + 2, see coll/inter.ts). */
   private readonly localColl: CommCore;
 
+  /** @internal Intercommunicators come from Create_intercomm and Dup. */
   constructor(name: string, core: CommCore, private readonly local: CommCore) {
     super(name, core);
     this.localColl = { rank: local.rank, size: local.size, worldRanks: local.worldRanks, ctx: core.ctx + 1 };
@@ -71,44 +73,46 @@ export class Intercomm extends Comm {
   }
 
   // Collectives over both groups (MPI-3.1 §5.2.2; coll/inter.ts). Rooted calls take MPI.ROOT at
-  // the root, MPI.PROC_NULL in the rest of its group and the root's remote rank in the other.
+  // the root, MPI.PROC_NULL in the rest of its group and the root's remote rank in the other;
+  // a buffer a process's part does not use may be null. The parameter types keep MPI.IN_PLACE
+  // where Comm has it (an override accepts what the base does), but it raises MPI.ERR_BUFFER here.
   override Ibarrier(): Request { return inter.interBarrier(this.inter('Ibarrier'), true)!; }
-  override Bcast(buf: unknown, root = 0): void { inter.interBcast(this.inter('Bcast'), buf, root, false); }
-  override Ibcast(buf: unknown, root = 0): Request { return inter.interBcast(this.inter('Ibcast'), buf, root, true)!; }
-  override Gather(s: unknown, r: unknown, root = 0): void { inter.interGather(this.inter('Gather'), s, r, root, false); }
-  override Igather(s: unknown, r: unknown, root = 0): Request { return inter.interGather(this.inter('Igather'), s, r, root, true)!; }
-  override Gatherv(s: unknown, r: unknown, root = 0): void { inter.interGatherv(this.inter('Gatherv'), s, r, root, false); }
-  override Igatherv(s: unknown, r: unknown, root = 0): Request { return inter.interGatherv(this.inter('Igatherv'), s, r, root, true)!; }
-  override Scatter(s: unknown, r: unknown, root = 0): void { inter.interScatter(this.inter('Scatter'), s, r, root, false); }
-  override Iscatter(s: unknown, r: unknown, root = 0): Request { return inter.interScatter(this.inter('Iscatter'), s, r, root, true)!; }
-  override Scatterv(s: unknown, r: unknown, root = 0): void { inter.interScatterv(this.inter('Scatterv'), s, r, root, false); }
-  override Iscatterv(s: unknown, r: unknown, root = 0): Request { return inter.interScatterv(this.inter('Iscatterv'), s, r, root, true)!; }
-  override Allgather(s: unknown, r: unknown): void { inter.interAllgather(this.inter('Allgather'), s, r, false); }
-  override Iallgather(s: unknown, r: unknown): Request { return inter.interAllgather(this.inter('Iallgather'), s, r, true)!; }
-  override Allgatherv(s: unknown, r: unknown): void { inter.interAllgatherv(this.inter('Allgatherv'), s, r, false); }
-  override Iallgatherv(s: unknown, r: unknown): Request { return inter.interAllgatherv(this.inter('Iallgatherv'), s, r, true)!; }
-  override Alltoall(s: unknown, r: unknown): void { inter.interAlltoall(this.inter('Alltoall'), s, r, false); }
-  override Ialltoall(s: unknown, r: unknown): Request { return inter.interAlltoall(this.inter('Ialltoall'), s, r, true)!; }
-  override Alltoallv(s: unknown, r: unknown): void { inter.interAlltoallv(this.inter('Alltoallv'), s, r, false); }
-  override Ialltoallv(s: unknown, r: unknown): Request { return inter.interAlltoallv(this.inter('Ialltoallv'), s, r, true)!; }
-  override Alltoallw(s: unknown, r: unknown): void { inter.interAlltoallw(this.inter('Alltoallw'), s, r, false); }
-  override Ialltoallw(s: unknown, r: unknown): Request { return inter.interAlltoallw(this.inter('Ialltoallw'), s, r, true)!; }
-  override Reduce(s: unknown, r: unknown, op: Op = SUM, root = 0): void { inter.interReduce(this.inter('Reduce'), s, r, op, root, false); }
-  override Ireduce(s: unknown, r: unknown, op: Op = SUM, root = 0): Request {
+  override Bcast(buf: BufSpec | null, root = 0): void { inter.interBcast(this.inter('Bcast'), buf, root, false); }
+  override Ibcast(buf: BufSpec | null, root = 0): Request { return inter.interBcast(this.inter('Ibcast'), buf, root, true)!; }
+  override Gather(s: BufSpec | InPlace | null, r: BufSpec | null, root = 0): void { inter.interGather(this.inter('Gather'), s, r, root, false); }
+  override Igather(s: BufSpec | InPlace | null, r: BufSpec | null, root = 0): Request { return inter.interGather(this.inter('Igather'), s, r, root, true)!; }
+  override Gatherv(s: BufSpec | InPlace | null, r: BufSpecV | null, root = 0): void { inter.interGatherv(this.inter('Gatherv'), s, r, root, false); }
+  override Igatherv(s: BufSpec | InPlace | null, r: BufSpecV | null, root = 0): Request { return inter.interGatherv(this.inter('Igatherv'), s, r, root, true)!; }
+  override Scatter(s: BufSpec | null, r: BufSpec | InPlace | null, root = 0): void { inter.interScatter(this.inter('Scatter'), s, r, root, false); }
+  override Iscatter(s: BufSpec | null, r: BufSpec | InPlace | null, root = 0): Request { return inter.interScatter(this.inter('Iscatter'), s, r, root, true)!; }
+  override Scatterv(s: BufSpecV | null, r: BufSpec | InPlace | null, root = 0): void { inter.interScatterv(this.inter('Scatterv'), s, r, root, false); }
+  override Iscatterv(s: BufSpecV | null, r: BufSpec | InPlace | null, root = 0): Request { return inter.interScatterv(this.inter('Iscatterv'), s, r, root, true)!; }
+  override Allgather(s: BufSpec | InPlace, r: BufSpec): void { inter.interAllgather(this.inter('Allgather'), s, r, false); }
+  override Iallgather(s: BufSpec | InPlace, r: BufSpec): Request { return inter.interAllgather(this.inter('Iallgather'), s, r, true)!; }
+  override Allgatherv(s: BufSpec | InPlace, r: BufSpecV): void { inter.interAllgatherv(this.inter('Allgatherv'), s, r, false); }
+  override Iallgatherv(s: BufSpec | InPlace, r: BufSpecV): Request { return inter.interAllgatherv(this.inter('Iallgatherv'), s, r, true)!; }
+  override Alltoall(s: BufSpec | InPlace, r: BufSpec): void { inter.interAlltoall(this.inter('Alltoall'), s, r, false); }
+  override Ialltoall(s: BufSpec | InPlace, r: BufSpec): Request { return inter.interAlltoall(this.inter('Ialltoall'), s, r, true)!; }
+  override Alltoallv(s: BufSpecV | InPlace, r: BufSpecV): void { inter.interAlltoallv(this.inter('Alltoallv'), s, r, false); }
+  override Ialltoallv(s: BufSpecV | InPlace, r: BufSpecV): Request { return inter.interAlltoallv(this.inter('Ialltoallv'), s, r, true)!; }
+  override Alltoallw(s: BufSpecW | InPlace, r: BufSpecW): void { inter.interAlltoallw(this.inter('Alltoallw'), s, r, false); }
+  override Ialltoallw(s: BufSpecW | InPlace, r: BufSpecW): Request { return inter.interAlltoallw(this.inter('Ialltoallw'), s, r, true)!; }
+  override Reduce(s: BufSpec | InPlace | null, r: BufSpec | null, op: Op = SUM, root = 0): void { inter.interReduce(this.inter('Reduce'), s, r, op, root, false); }
+  override Ireduce(s: BufSpec | InPlace | null, r: BufSpec | null, op: Op = SUM, root = 0): Request {
     return inter.interReduce(this.inter('Ireduce'), s, r, op, root, true)!;
   }
-  override Allreduce(s: unknown, r: unknown, op: Op = SUM): void { inter.interAllreduce(this.inter('Allreduce'), s, r, op, false); }
-  override Iallreduce(s: unknown, r: unknown, op: Op = SUM): Request { return inter.interAllreduce(this.inter('Iallreduce'), s, r, op, true)!; }
-  override Reduce_scatter_block(s: unknown, r: unknown, op: Op = SUM): void {
+  override Allreduce(s: BufSpec | InPlace, r: BufSpec, op: Op = SUM): void { inter.interAllreduce(this.inter('Allreduce'), s, r, op, false); }
+  override Iallreduce(s: BufSpec | InPlace, r: BufSpec, op: Op = SUM): Request { return inter.interAllreduce(this.inter('Iallreduce'), s, r, op, true)!; }
+  override Reduce_scatter_block(s: BufSpec | InPlace, r: BufSpec, op: Op = SUM): void {
     inter.interReduceScatterBlock(this.inter('Reduce_scatter_block'), s, r, op, false);
   }
-  override Ireduce_scatter_block(s: unknown, r: unknown, op: Op = SUM): Request {
+  override Ireduce_scatter_block(s: BufSpec | InPlace, r: BufSpec, op: Op = SUM): Request {
     return inter.interReduceScatterBlock(this.inter('Ireduce_scatter_block'), s, r, op, true)!;
   }
-  override Reduce_scatter(s: unknown, r: unknown, recvcounts: ArrayLike<number>, op: Op = SUM): void {
+  override Reduce_scatter(s: BufSpec | InPlace, r: BufSpec, recvcounts: IntList, op: Op = SUM): void {
     inter.interReduceScatter(this.inter('Reduce_scatter'), s, r, recvcounts, op, false);
   }
-  override Ireduce_scatter(s: unknown, r: unknown, recvcounts: ArrayLike<number>, op: Op = SUM): Request {
+  override Ireduce_scatter(s: BufSpec | InPlace, r: BufSpec, recvcounts: IntList, op: Op = SUM): Request {
     return inter.interReduceScatter(this.inter('Ireduce_scatter'), s, r, recvcounts, op, true)!;
   }
   /** Prefix reductions are not defined on intercommunicators (MPI-3.1 §5.11): MPI.ERR_COMM. */
@@ -122,6 +126,7 @@ export class Intercomm extends Comm {
       'on intracommunicators only; Merge the groups first)');
   }
 
+  /** @internal */
   protected override live(call: string): CommCore {
     const core = super.live(call);
     if (!SUPPORTED.has(call)) {
@@ -169,7 +174,7 @@ export class Intercomm extends Comm {
   }
 
   /** Collective over both groups: the same groups on a new context, with the attributes copy_fn keeps. */
-  override Dup(info?: unknown): this {
+  override Dup(info?: InfoArg): this {
     const core = this.live('Dup');
     this.checkInfoArg('Dup', info);
     const world = runtime.requireRunning('Dup');

@@ -17,11 +17,12 @@ import { Message, Prequest, Request } from './request.js';
 import { Status } from './status.js';
 import { bsendBuffer } from './bsend.js';
 import { Op, Ops } from './op.js';
-import { IN_PLACE } from './coll/index.js';
+import { IN_PLACE } from './in-place.js';
 import { KEYVAL_INVALID, deleteAttrsAtFinalize } from './attributes.js';
 import { INFO_NULL, Info, MAX_INFO_KEY, MAX_INFO_VAL } from './info.js';
 import { Intercomm } from './intercomm.js';
 import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo.js';
+import type { BufferLike } from './types.js';
 
 const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');
 setDefaultComm(COMM_WORLD);
@@ -65,7 +66,7 @@ function Abort(comm: Comm = COMM_WORLD, errorcode = 0): never {
 }
 
 /** Gives MPI a buffer for Bsend/Ibsend (each message needs its size plus MPI.BSEND_OVERHEAD). */
-function Attach_buffer(buf: ArrayBufferView | ArrayBufferLike): void {
+function Attach_buffer(buf: BufferLike): void {
   runtime.requireRunning('MPI.Attach_buffer');
   if (!(ArrayBuffer.isView(buf) || buf instanceof ArrayBuffer || buf instanceof SharedArrayBuffer)) {
     throw new MPIException(ErrorClass.ERR_BUFFER, 'MPI.Attach_buffer: expected a TypedArray, Buffer or ArrayBuffer');
@@ -74,7 +75,7 @@ function Attach_buffer(buf: ArrayBufferView | ArrayBufferLike): void {
 }
 
 /** Waits until all buffered messages are delivered and returns the attached buffer. */
-function Detach_buffer(): ArrayBufferView | ArrayBufferLike | null {
+function Detach_buffer(): BufferLike | null {
   return bsendBuffer.detach();
 }
 
@@ -171,7 +172,7 @@ export const MPI = {
   /** Memory for windows: a SharedArrayBuffer; info type=shared exports it to other SCI nodes (see rma/alloc-mem.ts). */
   Alloc_mem: allocMem,
   /** The address of a buffer's first byte (for dynamic windows and MPI_Aint arithmetic). */
-  Get_address: (location: ArrayBufferView | ArrayBufferLike): number =>
+  Get_address: (location: BufferLike): number =>
     addon.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
       : new Uint8Array(location)),
   Free_mem: freeMem,

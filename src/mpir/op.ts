@@ -2,6 +2,7 @@ import { Datatype, Datatypes, type ElementKind } from './datatype.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { addon } from '../native/addon.js';
+import type { TypedArray, UserFunction } from './types.js';
 
 /**
  * MPI reduction operations. Every op computes `inoutvec[i] = invec[i] op inoutvec[i]` over
@@ -14,7 +15,8 @@ import { addon } from '../native/addon.js';
  * MINLOC on the pair types (value, int index; ties take the smaller index); REPLACE and
  * NO_OP on any type. A bad pair raises MPI.ERR_OP.
  */
-export type UserFunction = (invec: any, inoutvec: any, datatype: Datatype) => void;
+/** A user op's function as the kernels call it (views of whichever element type the datatype has). */
+type OpFunction = (invec: any, inoutvec: any, datatype: Datatype) => void;
 
 /** Object-form reduction of two JS values, lower-ranked first. */
 export type ValueFunction = (a: any, b: any) => any;
@@ -25,14 +27,18 @@ let nextHandle = 1;
 
 export class Op {
   private freed = false;
+  /** @internal */
   readonly handle = nextHandle++;
 
   /** @internal Use MPI.Op.Create for user ops. */
-  constructor(readonly name: string, private readonly commute: boolean, readonly userFn: UserFunction | null,
-              private readonly family: Family, readonly valueFn: ValueFunction | null) {}
+  constructor(readonly name: string, private readonly commute: boolean, /** @internal */ readonly userFn: OpFunction | null,
+              private readonly family: Family, /** @internal */ readonly valueFn: ValueFunction | null) {}
 
-  /** A user-defined op; `commute` false makes collectives apply it in rank order. */
-  static Create(fn: UserFunction, commute = false): Op {
+  /**
+   * A user-defined op; `commute` false makes collectives apply it in rank order. Annotate fn's
+   * views with the element type the op works on: `MPI.Op.Create((a: Float64Array, b: Float64Array) => ...)`.
+   */
+  static Create<V extends TypedArray = TypedArray>(fn: UserFunction<V>, commute = false): Op {
     if (typeof fn !== 'function') {
       throw new MPIException(ErrorClass.ERR_OP, `Op.Create: fn must be a function(invec, inoutvec, datatype), got ${typeof fn}`);
     }
@@ -56,7 +62,7 @@ export class Op {
     return this.freed;
   }
 
-  /** Null when the op can reduce `dt`, else a message saying why not. */
+  /** @internal Null when the op can reduce `dt`, else a message saying why not. */
   checkType(dt: Datatype): string | null {
     if (this.freed) return `${this.name} has been freed`;
     if (this === OP_NULL) return 'MPI.OP_NULL is not an op';
@@ -67,7 +73,7 @@ export class Op {
     return ok ? null : `${this.name} is not defined on ${dt.name} (${familyText[this.family]})`;
   }
 
-  /** inout[i] = in[i] op inout[i] for `count` elements of `dt` (bytes of both operands). */
+  /** @internal inout[i] = in[i] op inout[i] for `count` elements of `dt` (bytes of both operands). */
   apply(inBytes: Uint8Array, inoutBytes: Uint8Array, count: number, dt: Datatype): void {
     if (count === 0 || this === NO_OP) return;
     if (this === REPLACE) {

@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { STATE_DONE, type CoreRequest, type Unexpected } from '../mpid/index.js';
 import { dropUnpack, finishUnpack } from './buffer.js';
 import { PROC_NULL, ANY_TAG, UNDEFINED } from './constants.js';
@@ -6,24 +7,36 @@ import { MPIException } from './exception.js';
 import { runtime } from './runtime.js';
 import { Status } from './status.js';
 import type { Comm } from './comm.js';
+import type { BufSpec } from './types.js';
+
+/** What a request of type R yields when complete: a Status, or an object receive's value. */
+export type Yield<R> = R extends Request<infer T> ? T : never;
 
 /**
  * A non-blocking operation, mpi4py-style: Wait/Test and their all/any/some forms, Cancel,
- * Free; also a PromiseLike<Status>, so `await comm.Irecv(buf, 0)` completes without blocking
- * the event loop. After completion the request is inactive (MPI's REQUEST_NULL state).
+ * Free; also a PromiseLike, so `await comm.Irecv(buf, 0)` completes without blocking the event
+ * loop. After completion the request is inactive (MPI's REQUEST_NULL state).
+ *
+ * T is what the completed operation yields, to `await`, wait() and test(): the Status for
+ * buffer operations (T = Status, the default), the received value for comm.irecv<T>() (an
+ * ObjectRequest<T>).
  */
-export class Request implements PromiseLike<Status> {
-  /** The engine's request while active; null once completed and released (inactive). */
+export class Request<T = Status> implements PromiseLike<T> {
+  /** @internal The engine's request while active; null once completed and released (inactive). */
   core: CoreRequest | null;
-  /** Completed with nothing to receive (MPI.PROC_NULL), or a stand-in for a finished operation. */
+  /** @internal Completed with nothing to receive (MPI.PROC_NULL), or a stand-in for a finished operation. */
   protected procNull = false;
+  /** @internal */
+  protected readonly comm: Comm | null;
 
-  constructor(core: CoreRequest | null, protected readonly comm: Comm | null) {
+  /** @internal Requests come from the calls that start operations (Isend, Irecv, Ibcast, Rget, ...). */
+  constructor(core: CoreRequest | null, comm: Comm | null) {
+    this.comm = comm;
     this.core = core;
     this.procNull = core === null && comm !== null;
   }
 
-  /** An already-complete request with an empty status (communication with MPI.PROC_NULL). */
+  /** @internal An already-complete request with an empty status (communication with MPI.PROC_NULL). */
   static procNull(comm: Comm): Request {
     return new Request(null, comm);
   }
@@ -78,20 +91,45 @@ export class Request implements PromiseLike<Status> {
     this.procNull = false;
   }
 
-  then<T1 = Status, T2 = never>(onFulfilled?: ((s: Status) => T1 | PromiseLike<T1>) | null,
-                               onRejected?: ((e: unknown) => T2 | PromiseLike<T2>) | null): Promise<T1 | T2> {
+  then<R1 = T, R2 = never>(onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+                           onRejected?: ((reason: any) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2> {
     return this.completion().then(onFulfilled, onRejected);
   }
 
-  /** Resolves with the status once complete; the request is then inactive. */
-  protected async completion(): Promise<Status> {
+  /**
+   * mpi4py's wait: blocks until the operation completes and returns what it yields (the Status,
+   * also written to `status` if given; the value for an object receive).
+   */
+  wait(status?: Status): T {
+    const s = status ?? new Status();
+    this.Wait(s);
+    return this.yielded(s);
+  }
+
+  /** mpi4py's test: `[true, what it yields]` once complete (as wait), else `[false, undefined]`. */
+  test(status?: Status): [done: true, value: T] | [done: false, value: undefined] {
+    const s = status ?? new Status();
+    if (!this.Test(s)) return [false, undefined];
+    return [true, this.yielded(s)];
+  }
+
+  /** Resolves with what the request yields once complete; the request is then inactive. */
+  private async completion(): Promise<T> {
     if (this.core !== null) await runtime.requireRunning('Request (await)').progress.whenDone(this.core);
     const status = new Status();
     this.finish(status, 'await');
-    return status;
+    return this.yielded(status);
   }
 
-  /** Turns a completed engine request into a status (or an error) and releases it. */
+  /**
+   * @internal What the completed request yields, given its status: the status itself here (T
+   * is Status for every request made by this class); ObjectRequest yields the received value.
+   */
+  protected yielded(status: Status): T {
+    return status as unknown as T;
+  }
+
+  /** @internal Turns a completed engine request into a status (or an error) and releases it. */
   protected finish(status: Status | undefined, call: string): void {
     const core = this.core;
     if (core === null) {
@@ -118,13 +156,39 @@ export class Request implements PromiseLike<Status> {
     }
   }
 
-  /** Hook: the engine request completed and is about to be released (object receives read it). */
+  /** @internal Hook: the engine request completed and is about to be released (object receives read it). */
   protected onComplete(_core: CoreRequest): void {}
 
-  /** Hook for persistent requests. */
+  /** @internal Hook for persistent requests. */
   protected onInactive(): void {}
 
-  static Waitall(requests: readonly Request[], statuses?: Status[]): true {
+  /**
+   * mpi4py's waitall: waits for every request and returns what each yields, in order (a tuple
+   * of the requests' types for a tuple of requests); fills statuses[i] if given.
+   */
+  static waitall<const R extends readonly Request<unknown>[]>(requests: R, statuses?: Status[]): { -readonly [K in keyof R]: Yield<R[K]> } {
+    const values: unknown[] = new Array(requests.length);
+    let error: unknown = null;
+    for (let i = 0; i < requests.length; i++) {
+      try {
+        values[i] = requests[i]!.wait(statuses?.[i]);
+      } catch (e) {
+        error ??= e;
+      }
+    }
+    if (error !== null) throw error;
+    return values as { -readonly [K in keyof R]: Yield<R[K]> };
+  }
+
+  /** mpi4py's testall: `[true, values]` (as waitall) when every request is complete, else `[false, undefined]`. */
+  static testall<const R extends readonly Request<unknown>[]>(requests: R, statuses?: Status[]):
+    [done: true, values: { -readonly [K in keyof R]: Yield<R[K]> }] | [done: false, values: undefined] {
+    runtime.requireRunning('Request.testall').engine.progress();
+    for (const r of requests) if (r.core !== null && r.core.state !== STATE_DONE) return [false, undefined];
+    return [true, Request.waitall(requests, statuses)];
+  }
+
+  static Waitall(requests: readonly Request<unknown>[], statuses?: Status[]): true {
     let error: unknown = null;
     for (let i = 0; i < requests.length; i++) {
       try {
@@ -137,7 +201,7 @@ export class Request implements PromiseLike<Status> {
     return true;
   }
 
-  static Testall(requests: readonly Request[], statuses?: Status[]): boolean {
+  static Testall(requests: readonly Request<unknown>[], statuses?: Status[]): boolean {
     const world = runtime.requireRunning('Request.Testall');
     world.engine.progress();
     for (const r of requests) if (r.core !== null && r.core.state !== STATE_DONE) return false;
@@ -145,7 +209,7 @@ export class Request implements PromiseLike<Status> {
   }
 
   /** Waits for one active request; returns its index, or MPI.UNDEFINED if none is active. */
-  static Waitany(requests: readonly Request[], status?: Status): number {
+  static Waitany(requests: readonly Request<unknown>[], status?: Status): number {
     const world = runtime.requireRunning('Request.Waitany');
     for (;;) {
       let active = false;
@@ -166,7 +230,7 @@ export class Request implements PromiseLike<Status> {
     }
   }
 
-  static Testany(requests: readonly Request[], status?: Status): [number, boolean] {
+  static Testany(requests: readonly Request<unknown>[], status?: Status): [number, boolean] {
     runtime.requireRunning('Request.Testany').engine.progress();
     let active = false;
     for (let i = 0; i < requests.length; i++) {
@@ -182,7 +246,7 @@ export class Request implements PromiseLike<Status> {
   }
 
   /** Waits until at least one active request completes; returns the indices completed. */
-  static Waitsome(requests: readonly Request[], statuses?: Status[]): number[] | null {
+  static Waitsome(requests: readonly Request<unknown>[], statuses?: Status[]): number[] | null {
     const world = runtime.requireRunning('Request.Waitsome');
     for (;;) {
       const done = Request.Testsome(requests, statuses);
@@ -191,7 +255,7 @@ export class Request implements PromiseLike<Status> {
     }
   }
 
-  static Testsome(requests: readonly Request[], statuses?: Status[]): number[] | null {
+  static Testsome(requests: readonly Request<unknown>[], statuses?: Status[]): number[] | null {
     runtime.requireRunning('Request.Testsome').engine.progress();
     const done: number[] = [];
     let active = false;
@@ -213,6 +277,7 @@ export class Request implements PromiseLike<Status> {
  * inactive again (not freed) after each completion.
  */
 export class Prequest extends Request {
+  /** @internal Persistent requests come from Send_init, Ssend_init, Bsend_init, Rsend_init and Recv_init. */
   constructor(comm: Comm, private readonly starter: () => CoreRequest | null) {
     super(null, comm);
     this.procNull = false;
@@ -234,7 +299,13 @@ export class Prequest extends Request {
 
 /** A message taken off the queue by Mprobe/Improbe, to be received with Recv or Irecv. */
 export class Message {
-  constructor(private entry: Unexpected | null, private readonly comm: Comm, readonly procNull = false) {}
+  /** @internal The message from MPI.PROC_NULL: receives complete at once with an empty status. */
+  readonly procNull: boolean;
+
+  /** @internal Messages come from Mprobe and Improbe. */
+  constructor(private entry: Unexpected | null, private readonly comm: Comm, procNull = false) {
+    this.procNull = procNull;
+  }
 
   /** @internal Hands the matched message to a receive, once. */
   take(call: string): Unexpected | null {
@@ -245,15 +316,39 @@ export class Message {
     return e;
   }
 
-  Recv(buf: unknown, status?: Status): void {
+  Recv(buf: BufSpec, status?: Status): void {
     this.comm.receiveMatched(this, buf, status, 'Recv');
   }
 
-  Irecv(buf: unknown): Request {
+  Irecv(buf: BufSpec): Request {
     return this.comm.receiveMatchedNonblocking(this, buf);
   }
 }
 
+/**
+ * comm.irecv's request: a receive of any size whose completion yields the deserialized value
+ * (to await, wait() and test(); also result() after Wait or a successful Test).
+ */
+export class ObjectRequest<T = unknown> extends Request<T> {
+  private value: unknown = null;
+
+  /** @internal */
+  protected override onComplete(core: CoreRequest): void {
+    this.value = core.buf.length === 0 && core.statusSource === PROC_NULL ? null : v8.deserialize(core.buf);
+  }
+
+  /** The received value (after Wait or a successful Test). */
+  result(): T {
+    return this.value as T;
+  }
+
+  /** @internal */
+  protected override yielded(): T {
+    return this.value as T;
+  }
+}
+
+/** @internal */
 export function fillStatus(status: Status, core: CoreRequest): void {
   status.source = core.statusSource;
   status.tag = core.statusTag;
@@ -262,6 +357,7 @@ export function fillStatus(status: Status, core: CoreRequest): void {
   status.error = core.truncated ? ErrorClass.ERR_TRUNCATE : 0;
 }
 
+/** @internal */
 export function fillEmpty(status: Status): void {
   status.source = PROC_NULL;
   status.tag = ANY_TAG;

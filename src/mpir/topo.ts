@@ -9,6 +9,7 @@ import { MPIException } from './exception.js';
 import { checkInfo } from './info.js';
 import type { Request } from './request.js';
 import { runtime } from './runtime.js';
+import type { BufSpec, BufSpecV, BufSpecW, InfoArg } from './types.js';
 
 /**
  * Process topologies, mpi4py-style: comm.Create_cart / Create_graph / Create_dist_graph_adjacent
@@ -166,7 +167,7 @@ function createGraph(this: Intracomm, index: ArrayLike<number>, edges: ArrayLike
 
 function createDistGraphAdjacent(this: Intracomm, sources: ArrayLike<number>, destinations: ArrayLike<number>,
                                  sourceweights: ArrayLike<number> | null = null, destweights: ArrayLike<number> | null = null,
-                                 info: unknown = undefined, reorder = false): Distgraphcomm {
+                                 info: InfoArg | undefined = undefined, reorder = false): Distgraphcomm {
   const call = 'Create_dist_graph_adjacent';
   const core = this.coreFor(call);
   const badInfo = checkInfo(info);
@@ -197,7 +198,7 @@ function createDistGraphAdjacent(this: Intracomm, sources: ArrayLike<number>, de
  * the order messages between two processes are sent and received in.
  */
 function createDistGraph(this: Intracomm, sources: ArrayLike<number>, degrees: ArrayLike<number>, destinations: ArrayLike<number>,
-                         weights: ArrayLike<number> | null = null, info: unknown = undefined, reorder = false): Distgraphcomm {
+                         weights: ArrayLike<number> | null = null, info: InfoArg | undefined = undefined, reorder = false): Distgraphcomm {
   const call = 'Create_dist_graph';
   const core = this.coreFor(call);
   const badInfo = checkInfo(info);
@@ -280,10 +281,10 @@ declare module './comm.js' {
     /** Collective: a Distgraphcomm where each process names its own in- and out-neighbours. */
     Create_dist_graph_adjacent(sources: ArrayLike<number>, destinations: ArrayLike<number>,
                                sourceweights?: ArrayLike<number> | null, destweights?: ArrayLike<number> | null,
-                               info?: unknown, reorder?: boolean): Distgraphcomm;
+                               info?: InfoArg, reorder?: boolean): Distgraphcomm;
     /** Collective: a Distgraphcomm from edges any process may name (sources[i] → degrees[i] of destinations). */
     Create_dist_graph(sources: ArrayLike<number>, degrees: ArrayLike<number>, destinations: ArrayLike<number>,
-                      weights?: ArrayLike<number> | null, info?: unknown, reorder?: boolean): Distgraphcomm;
+                      weights?: ArrayLike<number> | null, info?: InfoArg, reorder?: boolean): Distgraphcomm;
   }
 }
 
@@ -312,40 +313,40 @@ abstract class Topocomm extends Intracomm {
   protected abstract neighborRounds(): NeighborRound[];
 
   /** Collective: each out-neighbour gets sendbuf; block i of recvbuf is what in-neighbour i sent. */
-  Neighbor_allgather(sendbuf: unknown, recvbuf: unknown): void {
+  Neighbor_allgather(sendbuf: BufSpec, recvbuf: BufSpec): void {
     this.neighbor('Neighbor_allgather', sendbuf, recvbuf, false, false);
   }
 
   /** Collective: block i of sendbuf goes to out-neighbour i; block i of recvbuf comes from in-neighbour i. */
-  Neighbor_alltoall(sendbuf: unknown, recvbuf: unknown): void {
+  Neighbor_alltoall(sendbuf: BufSpec, recvbuf: BufSpec): void {
     this.neighbor('Neighbor_alltoall', sendbuf, recvbuf, true, false);
   }
 
   /** Non-blocking Neighbor_allgather: the buffers belong to MPI until the request completes. */
-  Ineighbor_allgather(sendbuf: unknown, recvbuf: unknown): Request {
+  Ineighbor_allgather(sendbuf: BufSpec, recvbuf: BufSpec): Request {
     return this.neighbor('Ineighbor_allgather', sendbuf, recvbuf, false, true)!;
   }
 
   /** Non-blocking Neighbor_alltoall: the buffers belong to MPI until the request completes. */
-  Ineighbor_alltoall(sendbuf: unknown, recvbuf: unknown): Request {
+  Ineighbor_alltoall(sendbuf: BufSpec, recvbuf: BufSpec): Request {
     return this.neighbor('Ineighbor_alltoall', sendbuf, recvbuf, true, true)!;
   }
 
   /** Collective: like Neighbor_allgather, block i of recvbuf ([buf, [counts, displs], datatype]) sized per in-neighbour. */
-  Neighbor_allgatherv(sendbuf: unknown, recvbuf: unknown): void {
+  Neighbor_allgatherv(sendbuf: BufSpec, recvbuf: BufSpecV): void {
     this.neighborV('Neighbor_allgatherv', sendbuf, recvbuf, false, false);
   }
 
   /** Collective: like Neighbor_alltoall with [buf, [counts, displs], datatype] on both sides. */
-  Neighbor_alltoallv(sendbuf: unknown, recvbuf: unknown): void {
+  Neighbor_alltoallv(sendbuf: BufSpecV, recvbuf: BufSpecV): void {
     this.neighborV('Neighbor_alltoallv', sendbuf, recvbuf, true, false);
   }
 
-  Ineighbor_allgatherv(sendbuf: unknown, recvbuf: unknown): Request {
+  Ineighbor_allgatherv(sendbuf: BufSpec, recvbuf: BufSpecV): Request {
     return this.neighborV('Ineighbor_allgatherv', sendbuf, recvbuf, false, true)!;
   }
 
-  Ineighbor_alltoallv(sendbuf: unknown, recvbuf: unknown): Request {
+  Ineighbor_alltoallv(sendbuf: BufSpecV, recvbuf: BufSpecV): Request {
     return this.neighborV('Ineighbor_alltoallv', sendbuf, recvbuf, true, true)!;
   }
 
@@ -353,11 +354,11 @@ abstract class Topocomm extends Intracomm {
    * Collective: like Neighbor_alltoallv with one datatype per neighbour and byte displacements:
    * [buf, [counts, displs], datatypes] on both sides.
    */
-  Neighbor_alltoallw(sendbuf: unknown, recvbuf: unknown): void {
+  Neighbor_alltoallw(sendbuf: BufSpecW, recvbuf: BufSpecW): void {
     this.neighborW('Neighbor_alltoallw', sendbuf, recvbuf, false);
   }
 
-  Ineighbor_alltoallw(sendbuf: unknown, recvbuf: unknown): Request {
+  Ineighbor_alltoallw(sendbuf: BufSpecW, recvbuf: BufSpecW): Request {
     return this.neighborW('Ineighbor_alltoallw', sendbuf, recvbuf, true)!;
   }
 
@@ -417,20 +418,20 @@ abstract class Topocomm extends Intracomm {
   }
 
   /** Collective: each out-neighbour gets obj; the values of the in-neighbours, in order (null for MPI.PROC_NULL). */
-  neighbor_allgather(obj: unknown): unknown[] {
+  neighbor_allgather<T>(obj: T): Array<T | null> {
     const bytes = v8.serialize(obj);
-    return this.neighborObjects('neighbor_allgather', () => bytes);
+    return this.neighborObjects('neighbor_allgather', () => bytes) as Array<T | null>;
   }
 
   /** Collective: objs[i] goes to out-neighbour i; the values of the in-neighbours, in order (null for MPI.PROC_NULL). */
-  neighbor_alltoall(objs: unknown[]): unknown[] {
+  neighbor_alltoall<T>(objs: readonly T[]): Array<T | null> {
     const nOut = this.outDegree();
     if (!Array.isArray(objs) || objs.length !== nOut) {
       this.fail('neighbor_alltoall', ErrorClass.ERR_ARG, `objs must be an array of ${nOut} values (one per out-neighbour), ` +
         `got ${Array.isArray(objs) ? `${objs.length} values` : describe(objs)}`);
     }
     const bytes = objs.map((o) => v8.serialize(o));
-    return this.neighborObjects('neighbor_alltoall', (j) => bytes[j]!);
+    return this.neighborObjects('neighbor_alltoall', (j) => bytes[j]!) as Array<T | null>;
   }
 
   /** Object forms: the sizes first (one int32 per block), then the serialized values. */
@@ -491,6 +492,7 @@ export class Cartcomm extends Topocomm {
   private readonly myCoords: number[];
   private readonly neighbors: number[] = [];
 
+  /** @internal Made by comm.Create_cart, Create_graph, Create_dist_graph(_adjacent), Sub and Dup. */
   constructor(name: string, core: CommCore, private readonly cartDims: number[], private readonly cartPeriods: boolean[]) {
     super(name, core);
     this.myCoords = this.coordsOf(core.rank);
@@ -576,7 +578,7 @@ export class Cartcomm extends Topocomm {
   }
 
   /** Collective: the same grid on a new context, with the attributes copy_fn keeps. */
-  override Dup(info?: unknown): this {
+  override Dup(info?: InfoArg): this {
     const parent = this.live('Dup');
     this.checkInfoArg('Dup', info);
     const core = dupComm(this, parent);
@@ -631,6 +633,7 @@ export class Cartcomm extends Topocomm {
 
 /** A communicator on a graph given in MPI's (index, edges) form; neighbours are both in and out. */
 export class Graphcomm extends Topocomm {
+  /** @internal Made by comm.Create_cart, Create_graph, Create_dist_graph(_adjacent), Sub and Dup. */
   constructor(name: string, core: CommCore, private readonly index: number[], private readonly edges: number[]) {
     super(name, core);
   }
@@ -667,7 +670,7 @@ export class Graphcomm extends Topocomm {
     return this.index[rank]! - (rank === 0 ? 0 : this.index[rank - 1]!);
   }
 
-  override Dup(info?: unknown): this {
+  override Dup(info?: InfoArg): this {
     const parent = this.live('Dup');
     this.checkInfoArg('Dup', info);
     const core = dupComm(this, parent);
@@ -698,6 +701,7 @@ export class Graphcomm extends Topocomm {
 
 /** A communicator where each process knows only its own in- (sources) and out-neighbours (destinations). */
 export class Distgraphcomm extends Topocomm {
+  /** @internal Made by comm.Create_cart, Create_graph, Create_dist_graph(_adjacent), Sub and Dup. */
   constructor(name: string, core: CommCore, private readonly sources: number[], private readonly destinations: number[],
               private readonly sourceweights: number[] | null, private readonly destweights: number[] | null) {
     super(name, core);
@@ -722,7 +726,7 @@ export class Distgraphcomm extends Topocomm {
       weighted ? [this.sourceweights?.slice() ?? null, this.destweights?.slice() ?? null] : null];
   }
 
-  override Dup(info?: unknown): this {
+  override Dup(info?: InfoArg): this {
     const parent = this.live('Dup');
     this.checkInfoArg('Dup', info);
     const core = dupComm(this, parent);

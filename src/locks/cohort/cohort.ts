@@ -28,7 +28,7 @@
  * Deviations: MAX_LOCAL_PASSES is a parameter; TKT/TTS/Hemlock-by-id locals carry the count in
  * their status word as well (the thesis folded it into the [DMS12] top-granted flag for TKT).
  */
-import { MPI } from '../../index.js';
+import { MPI, type Datatype } from '../../index.js';
 import { type LockContext, LockWindow, NodeSharedWindow, WindowLayout } from '../context.js';
 import { type Lock, type LockParams, LockStats } from '../lock.js';
 import type { Waiter } from '../wait.js';
@@ -50,7 +50,7 @@ interface PassCounter {
 class RmaCounter implements PassCounter {
   private readonly lw: LockWindow;
   private readonly buf = new Int32Array(1);
-  private readonly target: [number, number, unknown] = [0, 1, MPI.INT];
+  private readonly target: [number, number, Datatype] = [0, 1, MPI.INT];
 
   /** `home`: the rank holding this rank's counter; `hasOne`: whether this rank holds one. */
   constructor(ctx: LockContext, private readonly home: number, hasOne: boolean) {

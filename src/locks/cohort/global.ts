@@ -40,7 +40,7 @@
  * (the thesis used the lock's communicator with tag 0); the hand-over byte is always 1 here:
  * a global hand-over starts a new cohort, whose pass count restarts from the global level.
  */
-import { MPI, type Intracomm, type Win } from '../../index.js';
+import { MPI, type Datatype, type Intracomm, type Win } from '../../index.js';
 import { type LockContext, LockWindow, NodeSharedWindow, WindowLayout } from '../context.js';
 import { Backoff, type Waiter } from '../wait.js';
 import { type GlobalLevel, word } from './levels.js';
@@ -53,7 +53,7 @@ export class GlobalTas implements GlobalLevel {
   private readonly zero = Int32Array.of(0);
   private readonly result = new Int32Array(1);
   private readonly backoff: Backoff;
-  private readonly flagTarget: [number, number, unknown];
+  private readonly flagTarget: [number, number, Datatype];
 
   constructor(ctx: LockContext, waiter: Waiter, minBackoff = 1, maxBackoff = 32) {
     const layout = new WindowLayout().field('flag', 4);
@@ -95,7 +95,7 @@ export class GlobalTkt implements GlobalLevel {
   private readonly one = Int32Array.of(1);
   private readonly ticket = new Int32Array(1);
   private readonly serving = new Int32Array(1);
-  private readonly servingTarget: [number, number, unknown];
+  private readonly servingTarget: [number, number, Datatype];
 
   constructor(ctx: LockContext, private readonly waiter: Waiter) {
     const layout = new WindowLayout().field('next', 4).field('serving', 4);

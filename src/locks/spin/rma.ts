@@ -4,9 +4,9 @@
  * before it returns, with origin/result buffers and target tuples made once (hot paths
  * allocate nothing of their own per acquire).
  */
-import { MPI, type Win } from '../../index.js';
+import { MPI, type Datatype, type Win } from '../../index.js';
 
-type Target = [number, number, unknown];
+type Target = [number, number, Datatype];
 
 export class Rma {
   private readonly i32 = new Int32Array(1);

@@ -9,6 +9,7 @@ import { MPIException } from '../exception.js';
 import { Op } from '../op.js';
 import { Request } from '../request.js';
 import { Schedule, launch, nextCollTag, runBlocking } from './schedule.js';
+import { IN_PLACE } from '../in-place.js';
 
 const collTrace = createDebug('tsmpi:coll');
 
@@ -28,8 +29,7 @@ export function traceAlgorithm(s: Schedule, algorithm: string, bytes: number): v
  * checks, and running a schedule blocking or as a Request.
  */
 
-/** MPI.IN_PLACE: "the data is already where the result goes" (where MPI allows it). */
-export const IN_PLACE: { readonly toString: () => string } = Object.freeze({ toString: () => 'MPI.IN_PLACE' });
+export { IN_PLACE, InPlace } from '../in-place.js';
 
 export interface Call {
   readonly comm: Comm;

@@ -3,6 +3,7 @@ import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { Info } from '../info.js';
 import { runtime } from '../runtime.js';
+import type { BufferLike, InfoArg } from '../types.js';
 
 /**
  * MPI.Alloc_mem with SCI-MPICH's info key `type` (003b §3.1, its ch. 7.2.2): `shared` gives
@@ -14,7 +15,7 @@ import { runtime } from '../runtime.js';
  */
 const exposed = new Map<ArrayBufferLike, ExposedMemory>();
 
-export function allocMem(size: number, info: unknown = null): SharedArrayBuffer {
+export function allocMem(size: number, info: InfoArg = null): SharedArrayBuffer {
   if (!Number.isSafeInteger(size) || size < 0) throw new MPIException(ErrorClass.ERR_SIZE, `MPI.Alloc_mem: size ${size} is not a byte count`);
   const type = info instanceof Info ? info.Get('type') : null;
   if (type !== null && type !== 'shared' && type !== 'private' && type !== 'default') {
@@ -34,7 +35,7 @@ export function allocMem(size: number, info: unknown = null): SharedArrayBuffer 
 }
 
 /** Frees memory of Alloc_mem (no window may use it any more). */
-export function freeMem(memory: unknown): void {
+export function freeMem(memory: BufferLike): void {
   const buffer = ArrayBuffer.isView(memory) ? memory.buffer : memory;
   const mem = exposed.get(buffer as ArrayBufferLike);
   if (mem === undefined) return;
@@ -42,7 +43,7 @@ export function freeMem(memory: unknown): void {
   mem.remove();
 }
 
-/** The exported memory `buffer` lies in, if Alloc_mem made it with type=shared. */
+/** @internal The exported memory `buffer` lies in, if Alloc_mem made it with type=shared. */
 export function exposedMemoryOf(buffer: ArrayBufferLike): ExposedMemory | null {
   return exposed.get(buffer) ?? null;
 }

@@ -1,4 +1,5 @@
 import type { RemoteAccessMemory } from '../../mpid/remote-memory.js';
+import { LOCK_EXCLUSIVE } from './lock-types.js';
 
 /**
  * The passive-target lock of one window part and the serialisation of read-modify-writes on
@@ -45,8 +46,6 @@ export const WRITER = 1 << 30;
 export const MODE_CPU = 0;
 export const MODE_DEVICE = 1;
 export type LockPolicy = 'migrate' | 'cpu' | 'device';
-export const LOCK_EXCLUSIVE = 234;
-export const LOCK_SHARED = 235;
 
 /** Bytes of one area for a window of `n` ranks (whole cache lines). */
 export function lockAreaBytes(n: number): number {

@@ -20,6 +20,7 @@ import { mergePuts } from './gather.js';
 import type { ExposedMemory } from '../../mpid/remote-memory.js';
 import { walk } from '../dtype/cursor.js';
 import { addon } from '../../native/addon.js';
+import type { BufferLike, BufSpec, InfoArg, TargetSpec } from '../types.js';
 
 /**
  * One-sided communication (issue 6), SCI-MPICH's access methods (003b §3.2):
@@ -43,8 +44,8 @@ import { addon } from '../../native/addon.js';
  * one-sided: lock-area.ts), Lock_all/Unlock_all, Flush*, Sync.
  */
 
-export { LOCK_EXCLUSIVE, LOCK_SHARED } from './lock-area.js';
-import { LOCK_EXCLUSIVE, LOCK_SHARED } from './lock-area.js';
+export { LOCK_EXCLUSIVE, LOCK_SHARED } from './lock-types.js';
+import { LOCK_EXCLUSIVE, LOCK_SHARED } from './lock-types.js';
 export const MODE_NOCHECK = 1024;
 export const MODE_NOSTORE = 2048;
 export const MODE_NOPUT = 4096;
@@ -137,7 +138,7 @@ export class Win {
   /** One word staged for wordAccess. */
   private readonly wordBytes = new Uint8Array(8);
   private readonly word = { i32: new Int32Array(this.wordBytes.buffer), i64: new BigInt64Array(this.wordBytes.buffer) };
-  /** Gets served by remote-put (origin side), and remote-puts written (target side). */
+  /** @internal Gets served by remote-put (origin side), and remote-puts written (target side). */
   readonly remotePut = { gets: 0, written: 0 };
   private readonly deferred = new Map<number, DeferredOp[]>();
   private postGroup: Int32Array | null = null;
@@ -167,7 +168,7 @@ export class Win {
    */
   private readonly gatherMax = RMA_METHOD.read() === 'gather' ? RMA_GATHER_MAX.read() : -1;
   private readonly batches = new Map<number, { buf: Uint8Array; len: number }>();
-  /** Gathered method: operations gathered, BATCH messages sent, Puts merged into a neighbour. */
+  /** @internal Gathered method: operations gathered, BATCH messages sent, Puts merged into a neighbour. */
   readonly gathered = { operations: 0, messages: 0, merged: 0 };
   /** Requests of Rget / Rget_accumulate handed to the user, until the next flush. */
   private readonly userRequests: Request[] = [];
@@ -202,7 +203,7 @@ export class Win {
   }
 
   /** Collective: exposes `memory` (any typed array, DataView, Buffer or ArrayBuffer) to the group of `comm`. */
-  static Create(memory: unknown, dispUnit = 1, _info: unknown = null, comm?: Intracomm): Win {
+  static Create(memory: BufferLike, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
     const c = comm ?? runtimeComm();
     const bytes = bytesOf(memory);
     if (bytes === null) {
@@ -212,7 +213,7 @@ export class Win {
   }
 
   /** Collective: allocates `size` bytes of window memory (see tomemory()). */
-  static Allocate(size: number, dispUnit = 1, _info: unknown = null, comm?: Intracomm): Win {
+  static Allocate(size: number, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
     const c = comm ?? runtimeComm();
     if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
     // Memory the devices expose: one node segment when every rank of the window maps it (then Put
@@ -231,7 +232,7 @@ export class Win {
    * all share memory: MPI.ERR_RMA_SHARED otherwise); Shared_query(rank) gives any rank's part
    * for plain loads and stores.
    */
-  static Allocate_shared(size: number, dispUnit = 1, _info: unknown = null, comm?: Intracomm): Win {
+  static Allocate_shared(size: number, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
     const c = comm ?? runtimeComm();
     const call = 'Win.Allocate_shared';
     if (!Number.isSafeInteger(size) || size < 0) return c.fail(call, ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
@@ -250,14 +251,14 @@ export class Win {
    * address it by absolute address (MPI.Get_address at the target, sent to them), disp_unit 1.
    * Operations go through the target's agent, which finds the attached region.
    */
-  static Create_dynamic(_info: unknown = null, comm?: Intracomm): Win {
+  static Create_dynamic(_info: InfoArg = null, comm?: Intracomm): Win {
     const c = comm ?? runtimeComm();
     const none = new Uint8Array(0);
     return Win.make(c, 'Win.Create_dynamic', none, none, 1, WIN_FLAVOR_DYNAMIC);
   }
 
   /** Dynamic windows: exposes `memory` (local; no other rank takes part). */
-  Attach(memory: unknown): void {
+  Attach(memory: BufferLike): void {
     this.live('Attach');
     if (this.flavor !== WIN_FLAVOR_DYNAMIC) this.fail('Attach', ErrorClass.ERR_RMA_FLAVOR, 'Attach needs a window from Win.Create_dynamic');
     const bytes = bytesOf(memory);
@@ -271,7 +272,7 @@ export class Win {
     this.attached.push({ bytes, address, owner: memory as object });
   }
 
-  Detach(memory: unknown): void {
+  Detach(memory: BufferLike): void {
     this.live('Detach');
     const i = this.attached.findIndex((a) => a.owner === memory);
     if (i < 0) this.fail('Detach', ErrorClass.ERR_RMA_ATTACH, 'this memory is not attached to the window');
@@ -342,28 +343,29 @@ export class Win {
 
   // ---------------------------------------------------------------- operations
 
-  Put(origin: unknown, targetRank: number, target?: unknown): void {
+  Put(origin: BufSpec, targetRank: number, target?: TargetSpec | null): void {
     this.issue('Put', PUT, origin, null, targetRank, target, null, null);
   }
 
-  Get(origin: unknown, targetRank: number, target?: unknown): void {
+  Get(origin: BufSpec, targetRank: number, target?: TargetSpec | null): void {
     this.issue('Get', GET, null, origin, targetRank, target, null, null);
   }
 
-  Accumulate(origin: unknown, targetRank: number, target: unknown = undefined, op: Op = Ops.SUM): void {
+  Accumulate(origin: BufSpec, targetRank: number, target: TargetSpec | null | undefined = undefined, op: Op = Ops.SUM): void {
     this.issue('Accumulate', ACC, origin, null, targetRank, target, op, null);
   }
 
-  Get_accumulate(origin: unknown, result: unknown, targetRank: number, target: unknown = undefined, op: Op = Ops.SUM): void {
+  Get_accumulate(origin: BufSpec | null, result: BufSpec, targetRank: number, target: TargetSpec | null | undefined = undefined,
+                 op: Op = Ops.SUM): void {
     this.issue('Get_accumulate', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, target, op, null);
   }
 
-  Fetch_and_op(origin: unknown, result: unknown, targetRank: number, targetDisp = 0, op: Op = Ops.SUM): void {
+  Fetch_and_op(origin: BufSpec | null, result: BufSpec, targetRank: number, targetDisp = 0, op: Op = Ops.SUM): void {
     const dt = this.decode('Fetch_and_op', result, 1).datatype;
     this.issue('Fetch_and_op', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, [targetDisp, 1, dt], op, 1);
   }
 
-  Compare_and_swap(origin: unknown, compare: unknown, result: unknown, targetRank: number, targetDisp = 0): void {
+  Compare_and_swap(origin: BufSpec, compare: BufSpec, result: BufSpec, targetRank: number, targetDisp = 0): void {
     const dt = this.decode('Compare_and_swap', result, 1).datatype;
     const both = new Uint8Array(2 * dt.size);
     both.set(this.decode('Compare_and_swap', origin, 0).bytes.subarray(0, dt.size), 0);
@@ -377,24 +379,25 @@ export class Win {
    * data were copied or applied by the call), when the data are back for Rget and
    * Rget_accumulate. Remote completion still comes from Flush or Unlock.
    */
-  Rput(origin: unknown, targetRank: number, target?: unknown): Request {
+  Rput(origin: BufSpec, targetRank: number, target?: TargetSpec | null): Request {
     this.checkRequestEpoch('Rput', targetRank);
     this.issue('Rput', PUT, origin, null, targetRank, target, null, null);
     return Request.procNull(this.req);
   }
 
-  Rget(origin: unknown, targetRank: number, target?: unknown): Request {
+  Rget(origin: BufSpec, targetRank: number, target?: TargetSpec | null): Request {
     this.checkRequestEpoch('Rget', targetRank);
     return this.requestFor(this.issue('Rget', GET, null, origin, targetRank, target, null, null, true));
   }
 
-  Raccumulate(origin: unknown, targetRank: number, target: unknown = undefined, op: Op = Ops.SUM): Request {
+  Raccumulate(origin: BufSpec, targetRank: number, target: TargetSpec | null | undefined = undefined, op: Op = Ops.SUM): Request {
     this.checkRequestEpoch('Raccumulate', targetRank);
     this.issue('Raccumulate', ACC, origin, null, targetRank, target, op, null);
     return Request.procNull(this.req);
   }
 
-  Rget_accumulate(origin: unknown, result: unknown, targetRank: number, target: unknown = undefined, op: Op = Ops.SUM): Request {
+  Rget_accumulate(origin: BufSpec | null, result: BufSpec, targetRank: number, target: TargetSpec | null | undefined = undefined,
+                  op: Op = Ops.SUM): Request {
     this.checkRequestEpoch('Rget_accumulate', targetRank);
     return this.requestFor(this.issue('Rget_accumulate', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, target,
       op, null, true));
@@ -828,7 +831,7 @@ export class Win {
     if (this.world.engine.progress() === 0) Atomics.wait(NAP, 0, 0, LOCK_NAP_MS);
   }
 
-  /** Mode changes of our own part's lock (research 004's migrations). */
+  /** @internal Mode changes of our own part's lock (research 004's migrations). */
   get lockMigrations(): number {
     return this.locks.migrations;
   }

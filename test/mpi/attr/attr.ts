@@ -85,7 +85,7 @@ info.Set('no_locks', 'true');
 const shared1 = world.Split_type(MPI.COMM_TYPE_SHARED, rank, MPI.INFO_NULL);
 const shared2 = world.Split_type(MPI.COMM_TYPE_SHARED, rank, info);
 t.equal(shared1.Compare(shared2), MPI.CONGRUENT, 'Split_type with INFO_NULL and with an Info');
-t.throws(() => world.Split_type(MPI.COMM_TYPE_SHARED, rank, { no_locks: 'true' }), MPI.ERR_INFO, /must be an MPI.Info/,
+t.throws(() => world.Split_type(MPI.COMM_TYPE_SHARED, rank, { no_locks: 'true' } as never), MPI.ERR_INFO, /must be an MPI.Info/,
   'a plain object as info');
 // Hints: Set_info / Get_info; Dup keeps them, Dup(info) and Dup_with_info replace them.
 const hinted = world.Dup();
@@ -101,7 +101,7 @@ t.equal(replaced.Get_info().Get('no_locks'), null, 'Dup(info) replaces the hints
 t.equal(replaced.Get_info().Get('mode'), 'fast', 'Dup(info) takes the given hints');
 const cleared = hinted.Dup_with_info(MPI.INFO_NULL);
 t.equal(cleared.Get_info().Get_nkeys(), 0, 'Dup_with_info(INFO_NULL) has no hints');
-t.throws(() => hinted.Dup(42), MPI.ERR_INFO, /must be an MPI.Info/, 'Dup with a number as info');
+t.throws(() => hinted.Dup(42 as never), MPI.ERR_INFO, /must be an MPI.Info/, 'Dup with a number as info');
 for (const c of [hinted, keeps, replaced, cleared]) c.Free();
 other.Free();
 info.Free();

@@ -3,7 +3,7 @@
  * odd and large (arg), several predefined datatypes, MPI.IN_PLACE forms. Run under each
  * TSMPI_COLL_<NAME> algorithm by the testlist.
  */
-import { MPI } from '../../../src/index.js';
+import { type BufSpec, MPI } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
 
 const t = new MTest();
@@ -39,7 +39,7 @@ function expect(a: Arr, f: (i: number) => number, what: string): void {
     }
   }
 }
-const B = (a: Arr, ty: T) => [a, ty.dt];
+const B = (a: Arr, ty: T): BufSpec => [a, ty.dt];
 
 for (const ty of TYPES) {
   for (const n of COUNTS) {

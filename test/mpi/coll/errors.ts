@@ -18,7 +18,7 @@ t.throws(() => comm.Allreduce(new Int32Array(2), new Float32Array(2), MPI.SUM), 
 t.throws(() => comm.Allgather(new Int32Array(2), new Int32Array(2 * size + 1)), MPI.ERR_COUNT, /recvbuf/, 'Allgather recvbuf size');
 t.throws(() => comm.Gatherv(new Int32Array(1), [new Int32Array(1), [[5], [0]], MPI.INT], size), MPI.ERR_ROOT, /root/, 'Gatherv root = size');
 t.throws(() => comm.Reduce_scatter(new Int32Array(size), new Int32Array(1), [], MPI.SUM), MPI.ERR_COUNT, /recvcounts: expected \d+ entries/, 'Reduce_scatter short recvcounts');
-t.throws(() => comm.Bcast('no buffer', 0), MPI.ERR_BUFFER, /buf: expected a TypedArray/, 'Bcast of a string');
+t.throws(() => comm.Bcast('no buffer' as never, 0), MPI.ERR_BUFFER, /buf: expected a TypedArray/, 'Bcast of a string');
 const freed = MPI.Op.Create(() => {}, true);
 freed.Free();
 t.throws(() => comm.Allreduce(new Int32Array(1), new Int32Array(1), freed), MPI.ERR_OP, /freed/, 'freed op');

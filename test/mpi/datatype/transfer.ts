@@ -51,8 +51,8 @@ for (const [name, dt, elements] of types) {
     dt.unpackTo(packed, 0, count, 0, packed.length, expect);
     for (const mode of ['blocking', 'nonblocking', 'sendrecv', 'persistent'] as const) {
       const dst = new Uint8Array(len).fill(SENTINEL);
-      const out = [src, count, dt];
-      const into = [dst, count, dt];
+      const out = [src, count, dt] as const;
+      const into = [dst, count, dt] as const;
       const status = new MPI.Status();
       if (mode === 'blocking') {
         if (rank % 2 === 0) {

@@ -234,7 +234,7 @@ for (const ndims of [1, 2]) {
 {
   const cart = world.Create_cart([size], true);
   cart.Set_errhandler(MPI.ERRORS_RETURN);
-  t.throws(() => cart.Neighbor_alltoallw(new Int32Array(1), new Int32Array(2)), MPI.ERR_BUFFER,
+  t.throws(() => cart.Neighbor_alltoallw(new Int32Array(1) as never, new Int32Array(2) as never), MPI.ERR_BUFFER,
     /expected \[buf, \[counts, displs\], datatypes\]/, 'Neighbor_alltoallw without the w form');
   t.throws(() => cart.Neighbor_alltoallw([new Int32Array(2), [[1, 1], [0, 4]], [MPI.INT, MPI.INT]],
     [new Int32Array(2), [[1, 1], [0, 8]], [MPI.INT, MPI.INT]]), MPI.ERR_BUFFER, /does not fit 8 bytes/,
