@@ -48,7 +48,8 @@
       },
     },
     # The SISCI emulation (native/sisci/README.md): a C library with Dolphin's SISCI API over
-    # POSIX shared memory, loaded by tsmpi with dlopen like Dolphin's libsisci, and its tests.
+    # POSIX shared memory, loaded by tsmpi with dlopen like Dolphin's libsisci from the addon's
+    # own directory.
     {
       'target_name': 'sisci_emu',
       'type': 'shared_library',
@@ -58,14 +59,25 @@
       'libraries': ['-lpthread'],
       'configurations': {'Release': {'cflags!': ['-O3'], 'cflags': ['-O2']}},
     },
-    {
-      'target_name': 'sisci_emu_test',
-      'type': 'executable',
-      'sources': ['sisci/test/emu_test.c'],
-      'include_dirs': ['sisci/include'],
-      'dependencies': ['sisci_emu'],
-      'cflags': ['-Wall', '-Wextra', '-std=gnu11'],
-      'ldflags': ['-Wl,-rpath,\\$$ORIGIN/lib.target'],
-    },
+  ],
+  # The emulation's C test program, built where its source is (a clone); the published package
+  # leaves native/sisci/test out, and an install from it builds only what tsmpi loads.
+  'variables': {
+    'with_emu_test%': '<!(node -p "+require(\'fs\').existsSync(\'sisci/test/emu_test.c\')")',
+  },
+  'conditions': [
+    ['with_emu_test==1', {
+      'targets': [
+        {
+          'target_name': 'sisci_emu_test',
+          'type': 'executable',
+          'sources': ['sisci/test/emu_test.c'],
+          'include_dirs': ['sisci/include'],
+          'dependencies': ['sisci_emu'],
+          'cflags': ['-Wall', '-Wextra', '-std=gnu11'],
+          'ldflags': ['-Wl,-rpath,\\$$ORIGIN/lib.target'],
+        },
+      ],
+    }],
   ],
 }

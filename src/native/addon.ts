@@ -1,5 +1,6 @@
 /**
- * The native addon (native/, built by node-gyp at install): what JavaScript cannot do on its own.
+ * The native addon (native/: prebuilt in the package, or built by node-gyp at install): what
+ * JavaScript cannot do on its own.
  *
  * - Shared segments: POSIX shared memory in /dev/shm as SharedArrayBuffers, unmapped when
  *   garbage-collected. Names are per job and random; segments are mode 0600.
@@ -51,7 +52,7 @@ export interface NativeError extends Error {
   readonly syscall?: string;
 }
 
-/** The functions of native/build/Release/tsmpi.node. */
+/** The functions of tsmpi.node (native/build/Release or prebuilds/<platform>-<arch>). */
 export interface NativeAddon {
   /**
    * Creates a shared segment `/dev/shm/<name>` of `size` bytes, mode 0600 whatever the umask,
@@ -245,27 +246,57 @@ export interface NativeAddon {
   stateSignalBell(cells: Int32Array | null, index?: number): void;
 }
 
-const ADDON_FILE = path.join('native', 'build', 'Release', 'tsmpi.node');
+/**
+ * The package root: the nearest directory above this file with a package.json (dist/ and src/ have
+ * none), so the same code works from src/ and dist/src/, in a clone and under node_modules.
+ */
+function packageRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return start;
+  }
+}
 
 /**
- * The package root: the nearest directory above this file holding the built addon, so the same
- * code works from src/ (ts-node style) and from dist/src/ (compiled), and from a copy installed
- * under node_modules.
+ * The addon's path. A build from source (native/build/Release, what a clone's `npm install` or
+ * `npm rebuild tsmpi` makes) wins over the prebuilt binary the package carries for this
+ * platform-arch (prebuilds/, the same places scripts/install.mjs looks at). The SISCI emulation
+ * library is found by the addon itself, beside its own file. When neither is there the error
+ * says what to run: `npm rebuild tsmpi` for an installed package, `npm install` in a clone.
  */
 function findAddon(): string {
-  const start = path.dirname(fileURLToPath(import.meta.url));
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, ADDON_FILE);
-    if (fs.existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) break;
-  }
+  const root = packageRoot(path.dirname(fileURLToPath(import.meta.url)));
+  const candidates = [
+    path.join(root, 'native', 'build', 'Release', 'tsmpi.node'),
+    path.join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'tsmpi.node'),
+  ];
+  const found = candidates.find((p) => fs.existsSync(p));
+  if (found !== undefined) return found;
+  const installed = root.split(path.sep).includes('node_modules');
   throw new Error(
-    `tsmpi: native addon ${ADDON_FILE} not found in any directory above ${start}; ` +
-      'run `npm install` (or `node scripts/build-native.mjs`) in the package root',
+    `tsmpi: the native addon is missing: none of ${candidates.join(', ')} exists ` +
+      `(no prebuilt addon for ${process.platform}-${process.arch} in this package, and it was not built from source). ` +
+      (installed
+        ? 'Run `npm rebuild tsmpi` in your project (it builds the addon; that needs g++, make and python3).'
+        : `Run \`npm install\` in ${root} (it builds the addon; that needs g++, make and python3).`),
   );
+}
+
+/** Loads the addon, saying which file failed and how to build one that fits when it does not load. */
+function loadAddon(file: string): NativeAddon {
+  try {
+    return require(file) as NativeAddon;
+  } catch (e) {
+    const prebuilt = file.split(path.sep).includes('prebuilds');
+    throw new Error(
+      `tsmpi: the native addon ${file} does not load: ${(e as Error).message}` +
+        (prebuilt ? '; build one for this machine with `npm rebuild tsmpi --build-from-source` (needs g++, make and python3)' : ''),
+      { cause: e },
+    );
+  }
 }
 
 const require = createRequire(import.meta.url);
 
 /** The loaded addon. */
-export const addon: NativeAddon = require(findAddon()) as NativeAddon;
+export const addon: NativeAddon = loadAddon(findAddon());

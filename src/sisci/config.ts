@@ -10,7 +10,7 @@ const layer = 'sisci';
 export const SISCI_LIB = declareString({
   name: 'TSMPI_SISCI_LIB', layer,
   description: "Path of the SISCI library to load: Dolphin's libsisci on a real cluster; unset: tsmpi's emulation " +
-    '(native/build/Release/sisci_emu.so).',
+    '(sisci_emu.so beside the addon: native/build/Release or prebuilds/<platform>-<arch>).',
   default: '', pattern: /^.*$/, patternText: 'a file path',
 });
 
