@@ -26,12 +26,18 @@ const local = Float64Array.from({ length: 4 }, (_, i) => rank * 4 + i);
 const total = new Float64Array(4);
 comm.Allreduce(local, total, MPI.SUM);
 
-// Objects: bcast returns the root's value on every rank. The runtime cannot know the shape of a
-// received value, so the program states it (here with `as`, checked below).
-const tasks = comm.bcast(rank === 0 ? Array.from({ length: size }, (_, id): Task => ({ id, values: [id, id + 1, id + 2] })) : null, 0) as Task[];
+// Objects: the object methods are generic. bcast returns the root's value on every rank (here
+// T = Task[] | null, null being what the other ranks pass); gather gives the root a Result[]
+// and every other rank null.
+const tasks = comm.bcast<Task[] | null>(rank === 0 ? Array.from({ length: size }, (_, id): Task => ({ id, values: [id, id + 1, id + 2] })) : null, 0)!;
 const task = tasks[rank]!;
 const result: Result = { rank, id: task.id, sum: task.values.reduce((a, b) => a + b, 0) };
-const results = comm.gather(result, 0) as Result[] | null;
+const results: Result[] | null = comm.gather(result, 0);
+
+// A typed object request: irecv<T> yields the value to await, wait() and test().
+const echo = comm.irecv<Result>((rank - 1 + size) % size, 9);
+comm.send(result, (rank + 1) % size, 9);
+const fromLeft: Result = echo.wait();
 
 // Requests are PromiseLike<Status>: awaiting one gives the Status of the receive.
 const right = (rank + 1) % size;
@@ -54,7 +60,8 @@ try {
 comm.Set_errhandler(MPI.ERRORS_ARE_FATAL);
 
 console.log(`rank ${rank}: ${incoming[0]},${incoming[1]} from rank ${status.Get_source()} (tag ${status.Get_tag()}, ` +
-  `${status.Get_count(MPI.INT)} ints); bad rank raised ${errorClass === MPI.ERR_RANK ? 'MPI.ERR_RANK' : String(errorClass)}`);
+  `${status.Get_count(MPI.INT)} ints); bad rank raised ${errorClass === MPI.ERR_RANK ? 'MPI.ERR_RANK' : String(errorClass)}; ` +
+  `left neighbour's sum ${fromLeft.sum}`);
 if (results !== null) {
   console.log(`Allreduce: [${Array.from(total).join(', ')}]`);
   for (const r of results) console.log(`result from rank ${r.rank}: task ${r.id}, sum ${r.sum}`);

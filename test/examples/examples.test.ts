@@ -108,7 +108,8 @@ describe('examples', () => {
     assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
     for (let rank = 0; rank < n; rank++) {
       const left = (rank - 1 + n) % n;
-      hasLine(r, `rank ${rank}: ${left},${left * left} from rank ${left} (tag 5, 2 ints); bad rank raised MPI.ERR_RANK`);
+      hasLine(r, `rank ${rank}: ${left},${left * left} from rank ${left} (tag 5, 2 ints); bad rank raised MPI.ERR_RANK; ` +
+        `left neighbour's sum ${3 * left + 3}`);
       hasLine(r, `result from rank ${rank}: task ${rank}, sum ${3 * rank + 3}`);
     }
     // Rank r contributes [4r, 4r+1, 4r+2, 4r+3].
