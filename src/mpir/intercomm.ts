@@ -79,41 +79,75 @@ export class Intercomm extends Comm {
   override Ibarrier(): Request { return inter.interBarrier(this.inter('Ibarrier'), true)!; }
   override Bcast(buf: BufSpec | null, root = 0): void { inter.interBcast(this.inter('Bcast'), buf, root, false); }
   override Ibcast(buf: BufSpec | null, root = 0): Request { return inter.interBcast(this.inter('Ibcast'), buf, root, true)!; }
-  override Gather(s: BufSpec | InPlace | null, r: BufSpec | null, root = 0): void { inter.interGather(this.inter('Gather'), s, r, root, false); }
-  override Igather(s: BufSpec | InPlace | null, r: BufSpec | null, root = 0): Request { return inter.interGather(this.inter('Igather'), s, r, root, true)!; }
-  override Gatherv(s: BufSpec | InPlace | null, r: BufSpecV | null, root = 0): void { inter.interGatherv(this.inter('Gatherv'), s, r, root, false); }
-  override Igatherv(s: BufSpec | InPlace | null, r: BufSpecV | null, root = 0): Request { return inter.interGatherv(this.inter('Igatherv'), s, r, root, true)!; }
-  override Scatter(s: BufSpec | null, r: BufSpec | InPlace | null, root = 0): void { inter.interScatter(this.inter('Scatter'), s, r, root, false); }
-  override Iscatter(s: BufSpec | null, r: BufSpec | InPlace | null, root = 0): Request { return inter.interScatter(this.inter('Iscatter'), s, r, root, true)!; }
-  override Scatterv(s: BufSpecV | null, r: BufSpec | InPlace | null, root = 0): void { inter.interScatterv(this.inter('Scatterv'), s, r, root, false); }
-  override Iscatterv(s: BufSpecV | null, r: BufSpec | InPlace | null, root = 0): Request { return inter.interScatterv(this.inter('Iscatterv'), s, r, root, true)!; }
-  override Allgather(s: BufSpec | InPlace, r: BufSpec): void { inter.interAllgather(this.inter('Allgather'), s, r, false); }
-  override Iallgather(s: BufSpec | InPlace, r: BufSpec): Request { return inter.interAllgather(this.inter('Iallgather'), s, r, true)!; }
-  override Allgatherv(s: BufSpec | InPlace, r: BufSpecV): void { inter.interAllgatherv(this.inter('Allgatherv'), s, r, false); }
-  override Iallgatherv(s: BufSpec | InPlace, r: BufSpecV): Request { return inter.interAllgatherv(this.inter('Iallgatherv'), s, r, true)!; }
-  override Alltoall(s: BufSpec | InPlace, r: BufSpec): void { inter.interAlltoall(this.inter('Alltoall'), s, r, false); }
-  override Ialltoall(s: BufSpec | InPlace, r: BufSpec): Request { return inter.interAlltoall(this.inter('Ialltoall'), s, r, true)!; }
-  override Alltoallv(s: BufSpecV | InPlace, r: BufSpecV): void { inter.interAlltoallv(this.inter('Alltoallv'), s, r, false); }
-  override Ialltoallv(s: BufSpecV | InPlace, r: BufSpecV): Request { return inter.interAlltoallv(this.inter('Ialltoallv'), s, r, true)!; }
-  override Alltoallw(s: BufSpecW | InPlace, r: BufSpecW): void { inter.interAlltoallw(this.inter('Alltoallw'), s, r, false); }
-  override Ialltoallw(s: BufSpecW | InPlace, r: BufSpecW): Request { return inter.interAlltoallw(this.inter('Ialltoallw'), s, r, true)!; }
-  override Reduce(s: BufSpec | InPlace | null, r: BufSpec | null, op: Op = SUM, root = 0): void { inter.interReduce(this.inter('Reduce'), s, r, op, root, false); }
-  override Ireduce(s: BufSpec | InPlace | null, r: BufSpec | null, op: Op = SUM, root = 0): Request {
-    return inter.interReduce(this.inter('Ireduce'), s, r, op, root, true)!;
+  override Gather(sendbuf: BufSpec | InPlace | null, recvbuf: BufSpec | null, root = 0): void {
+    inter.interGather(this.inter('Gather'), sendbuf, recvbuf, root, false);
   }
-  override Allreduce(s: BufSpec | InPlace, r: BufSpec, op: Op = SUM): void { inter.interAllreduce(this.inter('Allreduce'), s, r, op, false); }
-  override Iallreduce(s: BufSpec | InPlace, r: BufSpec, op: Op = SUM): Request { return inter.interAllreduce(this.inter('Iallreduce'), s, r, op, true)!; }
-  override Reduce_scatter_block(s: BufSpec | InPlace, r: BufSpec, op: Op = SUM): void {
-    inter.interReduceScatterBlock(this.inter('Reduce_scatter_block'), s, r, op, false);
+  override Igather(sendbuf: BufSpec | InPlace | null, recvbuf: BufSpec | null, root = 0): Request {
+    return inter.interGather(this.inter('Igather'), sendbuf, recvbuf, root, true)!;
   }
-  override Ireduce_scatter_block(s: BufSpec | InPlace, r: BufSpec, op: Op = SUM): Request {
-    return inter.interReduceScatterBlock(this.inter('Ireduce_scatter_block'), s, r, op, true)!;
+  override Gatherv(sendbuf: BufSpec | InPlace | null, recvbuf: BufSpecV | null, root = 0): void {
+    inter.interGatherv(this.inter('Gatherv'), sendbuf, recvbuf, root, false);
   }
-  override Reduce_scatter(s: BufSpec | InPlace, r: BufSpec, recvcounts: IntList, op: Op = SUM): void {
-    inter.interReduceScatter(this.inter('Reduce_scatter'), s, r, recvcounts, op, false);
+  override Igatherv(sendbuf: BufSpec | InPlace | null, recvbuf: BufSpecV | null, root = 0): Request {
+    return inter.interGatherv(this.inter('Igatherv'), sendbuf, recvbuf, root, true)!;
   }
-  override Ireduce_scatter(s: BufSpec | InPlace, r: BufSpec, recvcounts: IntList, op: Op = SUM): Request {
-    return inter.interReduceScatter(this.inter('Ireduce_scatter'), s, r, recvcounts, op, true)!;
+  override Scatter(sendbuf: BufSpec | null, recvbuf: BufSpec | InPlace | null, root = 0): void {
+    inter.interScatter(this.inter('Scatter'), sendbuf, recvbuf, root, false);
+  }
+  override Iscatter(sendbuf: BufSpec | null, recvbuf: BufSpec | InPlace | null, root = 0): Request {
+    return inter.interScatter(this.inter('Iscatter'), sendbuf, recvbuf, root, true)!;
+  }
+  override Scatterv(sendbuf: BufSpecV | null, recvbuf: BufSpec | InPlace | null, root = 0): void {
+    inter.interScatterv(this.inter('Scatterv'), sendbuf, recvbuf, root, false);
+  }
+  override Iscatterv(sendbuf: BufSpecV | null, recvbuf: BufSpec | InPlace | null, root = 0): Request {
+    return inter.interScatterv(this.inter('Iscatterv'), sendbuf, recvbuf, root, true)!;
+  }
+  override Allgather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): void { inter.interAllgather(this.inter('Allgather'), sendbuf, recvbuf, false); }
+  override Iallgather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): Request {
+    return inter.interAllgather(this.inter('Iallgather'), sendbuf, recvbuf, true)!;
+  }
+  override Allgatherv(sendbuf: BufSpec | InPlace, recvbuf: BufSpecV): void {
+    inter.interAllgatherv(this.inter('Allgatherv'), sendbuf, recvbuf, false);
+  }
+  override Iallgatherv(sendbuf: BufSpec | InPlace, recvbuf: BufSpecV): Request {
+    return inter.interAllgatherv(this.inter('Iallgatherv'), sendbuf, recvbuf, true)!;
+  }
+  override Alltoall(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): void { inter.interAlltoall(this.inter('Alltoall'), sendbuf, recvbuf, false); }
+  override Ialltoall(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): Request {
+    return inter.interAlltoall(this.inter('Ialltoall'), sendbuf, recvbuf, true)!;
+  }
+  override Alltoallv(sendbuf: BufSpecV | InPlace, recvbuf: BufSpecV): void { inter.interAlltoallv(this.inter('Alltoallv'), sendbuf, recvbuf, false); }
+  override Ialltoallv(sendbuf: BufSpecV | InPlace, recvbuf: BufSpecV): Request {
+    return inter.interAlltoallv(this.inter('Ialltoallv'), sendbuf, recvbuf, true)!;
+  }
+  override Alltoallw(sendbuf: BufSpecW | InPlace, recvbuf: BufSpecW): void { inter.interAlltoallw(this.inter('Alltoallw'), sendbuf, recvbuf, false); }
+  override Ialltoallw(sendbuf: BufSpecW | InPlace, recvbuf: BufSpecW): Request {
+    return inter.interAlltoallw(this.inter('Ialltoallw'), sendbuf, recvbuf, true)!;
+  }
+  override Reduce(sendbuf: BufSpec | InPlace | null, recvbuf: BufSpec | null, op: Op = SUM, root = 0): void {
+    inter.interReduce(this.inter('Reduce'), sendbuf, recvbuf, op, root, false);
+  }
+  override Ireduce(sendbuf: BufSpec | InPlace | null, recvbuf: BufSpec | null, op: Op = SUM, root = 0): Request {
+    return inter.interReduce(this.inter('Ireduce'), sendbuf, recvbuf, op, root, true)!;
+  }
+  override Allreduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): void {
+    inter.interAllreduce(this.inter('Allreduce'), sendbuf, recvbuf, op, false);
+  }
+  override Iallreduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): Request {
+    return inter.interAllreduce(this.inter('Iallreduce'), sendbuf, recvbuf, op, true)!;
+  }
+  override Reduce_scatter_block(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): void {
+    inter.interReduceScatterBlock(this.inter('Reduce_scatter_block'), sendbuf, recvbuf, op, false);
+  }
+  override Ireduce_scatter_block(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): Request {
+    return inter.interReduceScatterBlock(this.inter('Ireduce_scatter_block'), sendbuf, recvbuf, op, true)!;
+  }
+  override Reduce_scatter(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, recvcounts: IntList, op: Op = SUM): void {
+    inter.interReduceScatter(this.inter('Reduce_scatter'), sendbuf, recvbuf, recvcounts, op, false);
+  }
+  override Ireduce_scatter(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, recvcounts: IntList, op: Op = SUM): Request {
+    return inter.interReduceScatter(this.inter('Ireduce_scatter'), sendbuf, recvbuf, recvcounts, op, true)!;
   }
   /** Prefix reductions are not defined on intercommunicators (MPI-3.1 §5.11): MPI.ERR_COMM. */
   override Scan(..._args: unknown[]): void { this.noScan('Scan'); }
