@@ -73,36 +73,3 @@ export function tscErrors(output: string): { file: string; code: string; text: s
   return errors;
 }
 
-/**
- * Stand-ins for test/package/fixtures/ while it has no programs: written into the app only (never
- * into the fixtures folder), the same kinds of files the fixtures will be.
- */
-export function writePlaceholderFixtures(dir: string): void {
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: ['node'] },
-  }, null, 2));
-  fs.writeFileSync(path.join(dir, 'ok-placeholder.ts'), [
-    "import { MPI } from 'tsmpi';",
-    "import { LOCKS, lockSpec } from 'tsmpi/locks';",
-    '',
-    'MPI.Init();',
-    'const comm = MPI.COMM_WORLD;',
-    'const mine = new Float64Array([comm.rank + 1]);',
-    'const sum = new Float64Array(1);',
-    'comm.Allreduce(mine, sum, MPI.SUM);',
-    'const expected = (comm.size * (comm.size + 1)) / 2;',
-    "if (sum[0] !== expected || lockSpec('tas').name !== 'tas' || LOCKS.length === 0) throw new Error(`sum ${sum[0]}, expected ${expected}`);",
-    'console.log(`ok ${comm.rank}`);',
-    'MPI.Finalize();',
-    '',
-  ].join('\n'));
-  fs.writeFileSync(path.join(dir, 'bad-placeholder.ts'), [
-    "import { MPI } from 'tsmpi';",
-    '',
-    'MPI.Init();',
-    '// A rank is a number: a strict program must not get it as a string.',
-    'const rank: string = MPI.COMM_WORLD.rank;',
-    'console.log(rank);',
-    '',
-  ].join('\n'));
-}

@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { ROOT, run, which } from '../helpers.js';
 import {
-  noCompilerBin, npm, TOOLCHAIN, tsc, tscErrors, userEnv, writeCheckConfig, writePlaceholderFixtures,
+  noCompilerBin, npm, TOOLCHAIN, tsc, tscErrors, userEnv, writeCheckConfig,
 } from './npm-env.js';
 
 const NPM = which('npm');
@@ -125,15 +125,10 @@ describe('npm package (pack, install without a compiler, typed use, prebuilt add
     }
   });
 
-  it('fixtures: ok-*.ts compile under --strict and run on 2 ranks through the installed tsmpiexec; bad-*.ts do not compile', async (t) => {
+  it('fixtures: ok-*.ts compile under --strict and run on 2 ranks through the installed tsmpiexec; bad-*.ts do not compile', async () => {
     assert.ok(app !== '', 'no installed app (the install failed)');
-    const fixtures = fs.existsSync(FIXTURES) ? fs.readdirSync(FIXTURES) : [];
-    if (fixtures.some((f) => /^ok-.*\.ts$/.test(f))) {
-      for (const f of fixtures) fs.cpSync(path.join(FIXTURES, f), path.join(app, f), { recursive: true });
-    } else {
-      t.diagnostic('test/package/fixtures has no ok-*.ts yet: using placeholder programs');
-      writePlaceholderFixtures(app);
-    }
+    const fixtures = fs.readdirSync(FIXTURES);
+    for (const f of fixtures) fs.cpSync(path.join(FIXTURES, f), path.join(app, f), { recursive: true });
     const programs = fs.readdirSync(app).filter((f) => /^(ok|bad)-.*\.ts$/.test(f)).sort();
     const good = programs.filter((f) => f.startsWith('ok-'));
     const bad = programs.filter((f) => f.startsWith('bad-'));

@@ -102,12 +102,14 @@ describe('published declarations (test/package/fixtures)', () => {
     assert.deepEqual(marked, [], 'declarations still carry @internal members (stripInternal off?)');
   });
 
-  it('runs ok-typed with two ranks: every rank prints "ok <rank>"', { timeout: 60_000 }, async () => {
-    const program = path.join(app, 'ok-typed.js');
-    assert.ok(fs.existsSync(program), `tsc emitted no ok-typed.js\n${tscOutput}`);
-    const r = await tsmpiexec(['-n', '2', '--timeout', '40', process.execPath, program], 50_000, { cwd: app });
-    assert.equal(r.status, 0, `exit status ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
-    assert.deepEqual(r.stdout.split('\n').filter((l) => l.startsWith('ok ')).sort(), ['ok 0', 'ok 1'], r.stdout);
+  it('runs every ok-* program with two ranks: every rank prints "ok <rank>"', { timeout: 120_000 }, async () => {
+    for (const ok of fixtures.filter((f) => f.startsWith('ok-'))) {
+      const program = path.join(app, ok.replace(/\.ts$/, '.js'));
+      assert.ok(fs.existsSync(program), `tsc emitted no ${path.basename(program)}\n${tscOutput}`);
+      const r = await tsmpiexec(['-n', '2', '--timeout', '40', process.execPath, program], 50_000, { cwd: app });
+      assert.equal(r.status, 0, `${ok}: exit status ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+      assert.deepEqual(r.stdout.split('\n').filter((l) => l.startsWith('ok ')).sort(), ['ok 0', 'ok 1'], `${ok}: ${r.stdout}`);
+    }
   });
 });
 
