@@ -17,11 +17,15 @@ const EMPTY_BYTES = new Uint8Array(0);
 
 /**
  * DEBUG=tsmpi:match (every match decision, with source, tag and context) and tsmpi:protocol
- * (the protocol of every send). The message path tests `.enabled` and calls out of line only
- * when it is on, so with tracing off no argument or string is ever built.
+ * (the protocol of every send). The message path tests a module constant read once from DEBUG
+ * (debug's `.enabled` is a getter that costs tens of ns per message here) and calls out of line
+ * only when it is on, so with tracing off no argument or string is ever built. debug.enable()
+ * at run time therefore does not reach these two namespaces; DEBUG does.
  */
 const matchTrace = createDebug('tsmpi:match');
 const protocolTrace = createDebug('tsmpi:protocol');
+const MATCH_TRACE = matchTrace.enabled;
+const PROTOCOL_TRACE = protocolTrace.enabled;
 
 /** Something progress() advances: it may post sends and receives; returns how much it moved. */
 export interface ProgressHook {
@@ -101,7 +105,7 @@ export class Engine implements PacketSink {
     r.mode = mode;
     r.sendNeeds = mode === MODE_SYNC ? SEND_DATA_GONE | SEND_ACKED : SEND_DATA_GONE;
     r.pendingType = lengthOf(r) <= this.deviceOf[peer]!.limits.eagerMax ? PKT_EAGER : PKT_RTS;
-    if (protocolTrace.enabled) traceProtocol(this.deviceOf[peer]!, r);
+    if (PROTOCOL_TRACE) traceProtocol(this.deviceOf[peer]!, r);
     if (this.pendingHead[peer] !== null || !this.trySend(r)) this.park(r);
     return r;
   }
@@ -121,7 +125,7 @@ export class Engine implements PacketSink {
       }
       if (result !== NO_EAGER_ROOM) return false;
       this.counters.eagerFallbacks++;
-      if (protocolTrace.enabled) protocolTrace('send to world rank %d (ctx %d, tag %d): eager buffers full, rendezvous instead', r.peer, r.ctx, r.tag);
+      if (PROTOCOL_TRACE) protocolTrace('send to world rank %d (ctx %d, tag %d): eager buffers full, rendezvous instead', r.peer, r.ctx, r.tag);
       r.pendingType = PKT_RTS;
     }
     if (r.pendingType === PKT_RTS) {
@@ -235,7 +239,7 @@ export class Engine implements PacketSink {
     r.rank = rank;
     r.tag = tag;
     const u = this.queues.findUnexpected(ctx, rank, tag);
-    if (matchTrace.enabled) traceReceive(ctx, rank, tag, u);
+    if (MATCH_TRACE) traceReceive(ctx, rank, tag, u);
     if (u === null) this.queues.post(r);
     else {
       this.queues.removeUnexpected(u);
@@ -380,7 +384,7 @@ export class Engine implements PacketSink {
     const msgLen = hdr[at + W_LEN]!;
     const sreq = hdr[at + W_SREQ]!;
     const r = this.queues.takePosted(ctx, src, tag);
-    if (matchTrace.enabled) traceArrival(ctx, src, tag, msgLen, info & 0xff, r);
+    if (MATCH_TRACE) traceArrival(ctx, src, tag, msgLen, info & 0xff, r);
     if (r !== null) {
       r.peer = peer;
       r.statusSource = src;
