@@ -12,13 +12,15 @@ import { Schedule, launch, nextCollTag, runBlocking } from './schedule.js';
 import { IN_PLACE } from '../in-place.js';
 
 const collTrace = createDebug('tsmpi:coll');
+/** Read once from DEBUG: debug's `.enabled` is a getter, too dear for every small collective. */
+const COLL_TRACE = collTrace.enabled;
 
 /**
  * DEBUG=tsmpi:coll: the algorithm a collective call runs (its schedule `s` names the call, as
- * `<communicator>.<Call>`), with the data size; one flag test when off.
+ * `<communicator>.<Call>`), with the data size; one constant test when off.
  */
 export function traceAlgorithm(s: Schedule, algorithm: string, bytes: number): void {
-  if (collTrace.enabled) {
+  if (COLL_TRACE) {
     collTrace('%s (%d ranks, %d bytes): %s', s.call, s.core.size, bytes, algorithm);
   }
 }
