@@ -1,31 +1,12 @@
 import { COLL_ALLGATHER, COLL_LARGE_BYTES } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
-import { bcastBinomial } from './bcast.js';
+import { bcastBinomial, gatherBinomial, ringAllgather } from './blocks.js';
 import { type Call, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
-import { gatherBinomial } from './gather.js';
 import { isPowerOfTwo } from './tree.js';
 
 const choice = COLL_ALLGATHER.read();
 const large = COLL_LARGE_BYTES.read();
-
-/**
- * Ring allgather over blocks of any size: block r (bytes off[r] .. off[r] + len[r] of buf) is
- * rank r's. In step k each rank passes block (rank - k) to rank + 1 and gets block
- * (rank - k - 1) from rank - 1; p - 1 steps.
- */
-export function ringAllgather(s: Schedule, buf: Uint8Array, off: number[], len: number[]): void {
-  const { rank, size } = s.core;
-  const right = (rank + 1) % size;
-  const left = (rank - 1 + size) % size;
-  for (let k = 0; k < size - 1; k++) {
-    const sb = (rank - k + size) % size;
-    const rb = (rank - k - 1 + 2 * size) % size;
-    s.round()
-      .recv(buf.subarray(off[rb]!, off[rb]! + len[rb]!), left)
-      .send(buf.subarray(off[sb]!, off[sb]! + len[sb]!), right);
-  }
-}
 
 /** Recursive doubling (p a power of two): in step m, exchange the 2^m blocks gathered so far. */
 export function recursiveDoublingAllgather(s: Schedule, buf: Uint8Array, bb: number): void {

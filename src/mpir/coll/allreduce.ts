@@ -1,7 +1,6 @@
 import { COLL_ALLREDUCE, COLL_LARGE_BYTES, COLL_RPIPE_MIN } from '../config.js';
 import type { Request } from '../request.js';
-import { ringAllgather } from './allgather.js';
-import { bcastBinomial } from './bcast.js';
+import { bcastBinomial, ringAllgather } from './blocks.js';
 import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { bcastPcast, reducePipeline } from './pipeline.js';
 import { type Reduction, reduceBinomial } from './reduce.js';

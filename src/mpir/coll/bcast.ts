@@ -1,6 +1,6 @@
 import { COLL_BCAST, COLL_LARGE_BYTES, COLL_PCAST_MIN } from '../config.js';
 import type { Request } from '../request.js';
-import { ringAllgather } from './allgather.js';
+import { bcastBinomial, ringAllgather } from './blocks.js';
 import { type Call, checkRoot, decode, execute, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { bcastPcast } from './pipeline.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
@@ -8,16 +8,6 @@ import { binomialNode, toAbs, toRel } from './tree.js';
 const choice = COLL_BCAST.read();
 const large = COLL_LARGE_BYTES.read();
 const pcastMin = COLL_PCAST_MIN.read();
-
-/** Binomial tree: receive from the parent, then send to the children (largest subtree first). */
-export function bcastBinomial(s: Schedule, buf: Uint8Array, root: number): void {
-  const { rank, size } = s.core;
-  const node = binomialNode(toRel(rank, root, size), size);
-  s.round();
-  if (node.parent >= 0) s.recv(buf, toAbs(node.parent, root, size));
-  s.round();
-  for (const child of node.children) s.send(buf, toAbs(child, root, size));
-}
 
 /** Linear: the root sends to every rank. */
 export function bcastLinear(s: Schedule, buf: Uint8Array, root: number): void {

@@ -1,36 +1,11 @@
 import { COLL_GATHER, COLL_LARGE_BYTES } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
+import { gatherBinomial } from './blocks.js';
 import { type Call, checkRoot, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
-import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_GATHER.read();
 const large = COLL_LARGE_BYTES.read();
-
-/**
- * Binomial gather of `bb`-byte blocks: each node collects its subtree's blocks (a contiguous
- * range of relative ranks) in a scratch buffer and passes them to its parent; the root then
- * rotates relative order into rank order in `out` (p * bb bytes, root only).
- */
-export function gatherBinomial(s: Schedule, mine: Uint8Array, out: Uint8Array, bb: number, root: number): void {
-  const { rank, size } = s.core;
-  const rel = toRel(rank, root, size);
-  const node = binomialNode(rel, size);
-  const tmp = new Uint8Array(node.span * bb);
-  tmp.set(mine.subarray(0, bb));
-  s.round();
-  for (const child of node.children) {
-    const span = binomialNode(child, size).span;
-    s.recv(tmp.subarray((child - rel) * bb, (child - rel + span) * bb), toAbs(child, root, size));
-  }
-  if (node.parent >= 0) {
-    s.round().send(tmp, toAbs(node.parent, root, size));
-    return;
-  }
-  s.local(() => {
-    for (let q = 0; q < size; q++) out.set(tmp.subarray(q * bb, (q + 1) * bb), toAbs(q, root, size) * bb);
-  });
-}
 
 /** Linear gather: the root receives each rank's block straight into place. */
 export function gatherLinear(s: Schedule, mine: Uint8Array, out: Uint8Array, bb: number, root: number): void {

@@ -2,12 +2,11 @@ import { PROC_NULL, ROOT } from '../constants.js';
 import type { CommCore } from '../comm.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
-import { bcastBinomial } from './bcast.js';
+import { bcastBinomial, gatherBinomial } from './blocks.js';
 import { describe } from '../buffer.js';
 import {
   type Call, checkOp, type Decoded, decode, decodeV, decodeW, execute, fail, intList, isInPlace, Schedule,
 } from './common.js';
-import { gatherBinomial } from './gather.js';
 import { type Reduction, reduceBinomial } from './reduce.js';
 import { nextCollTag } from './schedule.js';
 
