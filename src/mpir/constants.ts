@@ -1,11 +1,14 @@
+import * as wildcards from '../mpid/request.js';
+
 /**
  * Point-to-point constants, with MPICH's values. The negative ones carry their literal type
  * explicitly: TypeScript 5.9 prints a negative literal it infers for a spread property (the
  * MPI object spreads this module) from the wrong source text, e.g. `readonly ANY_SOURCE: -;`.
+ * The wildcards and PROC_NULL are mpid's (matching reads them), defined there once.
  */
-export const ANY_SOURCE: -2 = -2;
-export const ANY_TAG: -1 = -1;
-export const PROC_NULL: -1 = -1;
+export const ANY_SOURCE: -2 = wildcards.ANY_SOURCE;
+export const ANY_TAG: -1 = wildcards.ANY_TAG;
+export const PROC_NULL: -1 = wildcards.PROC_NULL;
 export const ROOT: -3 = -3;
 export const UNDEFINED: -32766 = -32766;
 /** Largest tag: the packet header carries a signed 32-bit tag. */
