@@ -1,4 +1,7 @@
-/** tsmpi: an MPI runtime for Node.js. `import { MPI } from 'tsmpi'`. */
+/**
+ * tsmpi: an MPI runtime for Node.js. `import { MPI } from 'tsmpi'`.
+ * Comments cite research by short id (`003b §3.2`, `research 004`): docs/references.md names the works.
+ */
 export {
   MPI, Comm, Intracomm, Group, MPIException, Errhandler, Status, Request, Prequest, Message, Datatype,
   Info, Intercomm, Win, Cartcomm, Graphcomm, Distgraphcomm, type CopyFn, type DeleteFn,
