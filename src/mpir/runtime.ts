@@ -1,5 +1,6 @@
 import { ConfigError, PmiError, BootstrapError, TsmpiError } from '../common/errors.js';
-import { World } from '../mpid/world.js';
+import { bootstrap } from '../boot/index.js';
+import type { World } from '../mpid/world.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 
@@ -25,7 +26,7 @@ class Runtime {
     if (this.phase === 'running') throw new MPIException(ErrorClass.ERR_OTHER, `${call}: MPI is already initialized`);
     if (this.phase === 'finalized') throw new MPIException(ErrorClass.ERR_OTHER, `${call}: MPI cannot be initialized again after MPI.Finalize`);
     try {
-      this.current = World.bootstrap();
+      this.current = bootstrap();
     } catch (e) {
       throw toMPIException(call, e);
     }

@@ -1,36 +1,41 @@
+import { HEADER_WORDS } from '../device.js';
+
 /**
- * The point-to-point packet header: 8 little-endian 32-bit words (32 bytes, the thesis's
- * S_header), written by mpid into a scratch Int32Array and carried by every device.
+ * The point-to-point packet header: 7 little-endian 32-bit words (28 bytes), written by mpid
+ * into a scratch Int32Array and carried by every device as the opaque header of its envelope
+ * (device.ts): no device reads it, each frames it with words of its own (sequence numbers,
+ * lengths), which is why the thesis's 32-byte S_header lost its device word here.
  *
  *   word  name      meaning
- *   0     (device)  reserved for the device: ch_shmem publishes its sequence number here, last
- *   1     TYPE      bits 0-7 packet type (PKT_*), bits 8-15 flags (FLAG_*), bits 16-31 device use
- *   2     CTX       context id of the communicator (matching)
- *   3     SRC       sender's rank in that communicator (matching)
- *   4     TAG       message tag (matching)
- *   5     LEN       message length in bytes (the whole message, not this packet)
- *   6     SREQ      sender's request handle: named in CTS, FIN, ACK and cancel packets
- *   7     RREQ      receiver's request handle (CTS), or packet-specific data
+ *   0     TYPE      bits 0-7 packet type (PKT_*), bits 8-15 flags (FLAG_*), bits 16-31 zero
+ *   1     CTX       context id of the communicator (matching)
+ *   2     SRC       sender's rank in that communicator (matching)
+ *   3     TAG       message tag (matching)
+ *   4     LEN       message length in bytes (the whole message, not this packet)
+ *   5     SREQ      sender's request handle: named in CTS, FIN, ACK and cancel packets
+ *   6     RREQ      receiver's request handle (CTS), or packet-specific data
  *
  * Packet types and who sends them:
- *   PKT_EAGER     sender → receiver  message data travels with the packet (inline or device buffer)
- *   PKT_RTS       sender → receiver  rendezvous request-to-send; the device adds a descriptor
- *   PKT_CTS       receiver → sender  clear-to-send for SREQ, the receive is RREQ
+ *   PKT_EAGER     sender → receiver  message data travels with the packet (HINT_MAY_BUFFER)
+ *   PKT_RTS       sender → receiver  rendezvous request-to-send; payload: the device's source
+ *                                    descriptor (HINT_NO_BUFFER)
+ *   PKT_CTS       receiver → sender  clear-to-send for SREQ, the receive is RREQ; payload: the
+ *                                    device's grant, if it attaches one
  *   PKT_FIN       either → either    rendezvous transfer of SREQ done
  *   PKT_ACK       receiver → sender  a synchronous-mode send SREQ was matched
  *   PKT_CANCEL    sender → receiver  try to withdraw SREQ (still unexpected there?)
  *   PKT_CANCEL_OK receiver → sender  RREQ = 1 when SREQ was withdrawn, 0 when already matched
  */
-export const HDR_WORDS = 8;
+export const HDR_WORDS = HEADER_WORDS;
 export const HDR_BYTES = HDR_WORDS * 4;
 
-export const W_TYPE = 1;
-export const W_CTX = 2;
-export const W_SRC = 3;
-export const W_TAG = 4;
-export const W_LEN = 5;
-export const W_SREQ = 6;
-export const W_RREQ = 7;
+export const W_TYPE = 0;
+export const W_CTX = 1;
+export const W_SRC = 2;
+export const W_TAG = 3;
+export const W_LEN = 4;
+export const W_SREQ = 5;
+export const W_RREQ = 6;
 
 export const PKT_EAGER = 1;
 export const PKT_RTS = 2;
@@ -58,7 +63,6 @@ export function packetFlags(hdr: Int32Array, at: number): number {
 /** Fills the matching part of a header; the caller sets SREQ/RREQ as the type needs. */
 export function writeHeader(hdr: Int32Array, type: number, flags: number, ctx: number, src: number,
                             tag: number, len: number, sreq: number, rreq: number): void {
-  hdr[0] = 0;
   hdr[W_TYPE] = type | flags;
   hdr[W_CTX] = ctx;
   hdr[W_SRC] = src;
