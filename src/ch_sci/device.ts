@@ -268,7 +268,10 @@ export class SciDevice implements Device {
     }
   }
 
-  /** Device control message; queued when the ring is full and sent by the next poll. */
+  /**
+   * Device control message (carried words 0..4, see peer.ts); queued when the ring is full and
+   * sent by the next poll. Word 5 holds the kind, so that a queued copy knows it.
+   */
   private sendControl(p: Peer, kind: number, a: number, b: number, c: number, d: number, e: number): void {
     const h = this.ctlHdr;
     h[0] = a;

@@ -41,7 +41,6 @@ export class World {
   /** Ranks of one node talk through shared memory (false under TSMPI_DEVICE=sci); the same on every rank. */
   readonly nodesUseSharedMemory: boolean;
   private readonly devices: readonly Device[];
-  private readonly deviceOf: readonly Device[];
   private readonly shares: readonly boolean[];
   private readonly bells: readonly (PeerBell | null)[];
   /** The first device that offers memory other nodes can map (ch_sci), if one runs. */
@@ -53,7 +52,6 @@ export class World {
     this.cards = parts.cards;
     this.nodesUseSharedMemory = parts.nodesUseSharedMemory;
     this.devices = parts.devices;
-    this.deviceOf = parts.deviceOf;
     this.shares = parts.sharesMemory;
     this.bells = parts.bells;
     this.memory = parts.devices.find((d) => d.memory !== undefined)?.memory ?? null;
@@ -70,11 +68,6 @@ export class World {
   /** The device opened on this rank under `name` (counters, tests), or null. */
   device(name: string): Device | null {
     return this.devices.find((d) => d.name === name) ?? null;
-  }
-
-  /** The device that carries messages to `worldRank`. */
-  deviceFor(worldRank: number): Device {
-    return this.deviceOf[worldRank]!;
   }
 
   /** Whether this rank can map memory with `worldRank` (itself, or a peer of a device that shares memory: ch_shmem). */
