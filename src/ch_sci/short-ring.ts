@@ -17,9 +17,9 @@ import type { SciMap, Sequence } from '../sisci/index.js';
  * header, up to 88 payload bytes, the CRC-32 (word 30) and the ID word (word 31); the payload
  * continues in the following slots. Header word 0 is the ring's: bits 0-23 payload length (of a
  * SKIP: the slots it fills), bits 24-27 the message's kind (the device's: an mpid packet, or one
- * of its own), bit 31 SKIP; words 1..7 carry the seven header words the sender handed over,
- * unread (mpid's opaque header, or the device's own fields). A message that would cross the
- * ring's end is preceded by a SKIP message filling the rest of the ring.
+ * of its own), bit 31 SKIP; words 1..6 carry the six header words the sender handed over,
+ * unread (mpid's opaque header, or the device's own fields); word 7 is spare (zero). A message
+ * that would cross the ring's end is preceded by a SKIP message filling the rest of the ring.
  *
  * Arrival: the receiver polls the ID word of the slot where message n must start, expecting
  * id(n) = (n mod 2^30) + 1, which is never equal for two messages in a row at one slot, so the
@@ -97,7 +97,7 @@ export class ShortRingSender {
   }
 
   /**
-   * Sends a message of `kind` (0..15) carrying header words hdr[0..7) with payload[off, off + len)
+   * Sends a message of `kind` (0..15) carrying header words hdr[0..6) with payload[off, off + len)
    * (or packed bytes [0, len) of `packed`); false when the ring has no room now (nothing was
    * written; try again after the receiver consumed).
    */
@@ -155,7 +155,7 @@ export class ShortRingSender {
   }
 }
 
-/** What the receiver hands a message to: its kind, the carried header words at hdr[at..at+7), payload bytes[off, off + len). */
+/** What the receiver hands a message to: its kind, the carried header words at hdr[at..at+6), payload bytes[off, off + len). */
 export type ShortVisit = (kind: number, hdr: Int32Array, at: number, bytes: Uint8Array, off: number, len: number) => void;
 
 export class ShortRingReceiver {

@@ -30,10 +30,11 @@ export const SLOT_BYTES = 128;
  *   1     INFO: bits 0-29 payload length (of a SKIP: slots skipped), bit 30 SKIP (the rest of
  *         the ring up to its end is unused), bit 31 IN_EAGER_RING (the payload lies in the
  *         pair's eager ring, the packet takes one slot)
- *   2..8  the opaque header
- *   9     unused: keeps the payload 8-byte aligned, as the senders' and receivers' buffers are
- *         (V8 copies SharedArrayBuffer memory a word at a time only between equally aligned
- *         addresses, else byte by byte: a 36-byte frame made 256-1024 byte messages ~40 % slower)
+ *   2..7  the opaque header
+ *
+ * 32 bytes: a message of up to 32 bytes stays within one cache line, and the payload is 8-byte
+ * aligned as the senders' and receivers' buffers are (V8 copies SharedArrayBuffer memory a
+ * word at a time only between equally aligned addresses, else byte by byte).
  */
 export const F_INFO = 1;
 export const F_HEADER = 2;

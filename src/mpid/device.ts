@@ -37,12 +37,13 @@ import type { RemoteMemoryProvider } from './remote-memory.js';
 
 /**
  * Words of the opaque header mpid hands with every packet. Fixed, so a device can size its
- * framing once: ch_shmem's 128-byte slot holds its two words, these seven, a pad word and 88
- * payload bytes; ch_sci's holds its one word, these seven, 88 payload bytes, the CRC and the ID
- * word. Devices keep payloads 8-byte aligned in shared memory: V8 copies between a
- * SharedArrayBuffer and a buffer of another alignment byte by byte.
+ * framing once: ch_shmem's 128-byte slot holds its two words, these six and 96 payload bytes
+ * (a message of up to 32 bytes fills one cache line); ch_sci's holds its one word, these six, a
+ * spare word, 88 payload bytes, the CRC and the ID word. Devices keep payloads 8-byte aligned
+ * in shared memory: V8 copies between a SharedArrayBuffer and a buffer of another alignment
+ * byte by byte.
  */
-export const HEADER_WORDS = 7;
+export const HEADER_WORDS = 6;
 export const HEADER_BYTES = HEADER_WORDS * 4;
 
 /**

@@ -5,7 +5,7 @@ import {
 } from './device.js';
 import {
   FLAG_SYNC, HDR_WORDS, PKT_ACK, PKT_CANCEL, PKT_CANCEL_OK, PKT_CTS, PKT_EAGER, PKT_FIN, PKT_RTS,
-  W_CTX, W_LEN, W_RREQ, W_SRC, W_SREQ, W_TAG, W_TYPE, writeHeader,
+  W_CTX, W_LEN, W_RREQ, W_SRC, W_SREQ, W_TAG, W_TYPE, writeControlHeader, writeMessageHeader,
 } from './hdr/packet.js';
 import { MatchQueues } from './match-queue.js';
 import {
@@ -105,7 +105,7 @@ export class Engine implements PacketSink {
     const hdr = this.hdr;
     const len = lengthOf(r);
     if (r.pendingType === PKT_EAGER) {
-      writeHeader(hdr, PKT_EAGER, r.mode === MODE_SYNC ? FLAG_SYNC : 0, r.ctx, r.rank, r.tag, len, r.id, 0);
+      writeMessageHeader(hdr, PKT_EAGER, r.mode === MODE_SYNC ? FLAG_SYNC : 0, r.ctx, r.rank, r.tag, len, r.id);
       const result = dev.sendPacket(r.peer, hdr, r.buf, 0, len, r.packed, HINT_MAY_BUFFER);
       if (result === SENT) {
         this.counters.eagerSends++;
@@ -121,7 +121,7 @@ export class Engine implements PacketSink {
       // A rendezvous completes only after the match (PKT_FIN), so synchronous mode needs no ACK.
       r.sendNeeds &= ~SEND_ACKED;
       r.keep = dev.describeSource(r.peer, r.buf, r.packed, r.desc);
-      writeHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, len, r.id, 0);
+      writeMessageHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, len, r.id);
       if (dev.sendPacket(r.peer, hdr, r.descBytes, 0, dev.limits.rndvDescWords * 4, null, HINT_NO_BUFFER) !== SENT) return false;
       this.counters.rndvSends++;
       return true;
@@ -141,7 +141,7 @@ export class Engine implements PacketSink {
       len = dev.attachGrant(peer, rreq, this.grant);
       if (len === NO_GRANT) return false;
     }
-    writeHeader(this.hdr, type, 0, 0, 0, 0, 0, sreq, rreq);
+    writeControlHeader(this.hdr, type, sreq, rreq);
     return dev.sendPacket(peer, this.hdr, this.grant, 0, len, null, HINT_INLINE) === SENT;
   }
 

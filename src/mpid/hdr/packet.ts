@@ -1,19 +1,20 @@
 import { HEADER_WORDS } from '../device.js';
 
 /**
- * The point-to-point packet header: 7 little-endian 32-bit words (28 bytes), written by mpid
+ * The point-to-point packet header: 6 little-endian 32-bit words (24 bytes), written by mpid
  * into a scratch Int32Array and carried by every device as the opaque header of its envelope
  * (device.ts): no device reads it, each frames it with words of its own (sequence numbers,
- * lengths), which is why the thesis's 32-byte S_header lost its device word here.
+ * lengths). Six words, so that ch_shmem's two framing words and the header fill 32 bytes, as the
+ * thesis's S_header did: a message of up to 32 bytes then stays within one cache line.
  *
  *   word  name      meaning
  *   0     TYPE      bits 0-7 packet type (PKT_*), bits 8-15 flags (FLAG_*), bits 16-31 zero
- *   1     CTX       context id of the communicator (matching)
+ *   1     CTX       messages (EAGER, RTS): context id of the communicator (matching)
+ *         RREQ      control packets: the receiver's request handle (CTS), or the answer (CANCEL_OK)
  *   2     SRC       sender's rank in that communicator (matching)
  *   3     TAG       message tag (matching)
  *   4     LEN       message length in bytes (the whole message, not this packet)
  *   5     SREQ      sender's request handle: named in CTS, FIN, ACK and cancel packets
- *   6     RREQ      receiver's request handle (CTS), or packet-specific data
  *
  * Packet types and who sends them:
  *   PKT_EAGER     sender → receiver  message data travels with the packet (HINT_MAY_BUFFER)
@@ -31,11 +32,11 @@ export const HDR_BYTES = HDR_WORDS * 4;
 
 export const W_TYPE = 0;
 export const W_CTX = 1;
+export const W_RREQ = 1;
 export const W_SRC = 2;
 export const W_TAG = 3;
 export const W_LEN = 4;
 export const W_SREQ = 5;
-export const W_RREQ = 6;
 
 export const PKT_EAGER = 1;
 export const PKT_RTS = 2;
@@ -60,16 +61,25 @@ export function packetFlags(hdr: Int32Array, at: number): number {
   return hdr[at + W_TYPE]! & FLAGS_MASK;
 }
 
-/** Fills the matching part of a header; the caller sets SREQ/RREQ as the type needs. */
-export function writeHeader(hdr: Int32Array, type: number, flags: number, ctx: number, src: number,
-                            tag: number, len: number, sreq: number, rreq: number): void {
+/** The header of a message (EAGER, RTS): its matching envelope and the sender's request. */
+export function writeMessageHeader(hdr: Int32Array, type: number, flags: number, ctx: number, src: number,
+                                   tag: number, len: number, sreq: number): void {
   hdr[W_TYPE] = type | flags;
   hdr[W_CTX] = ctx;
   hdr[W_SRC] = src;
   hdr[W_TAG] = tag;
   hdr[W_LEN] = len;
   hdr[W_SREQ] = sreq;
+}
+
+/** The header of a control packet (CTS, FIN, ACK, CANCEL, CANCEL_OK): the two request handles. */
+export function writeControlHeader(hdr: Int32Array, type: number, sreq: number, rreq: number): void {
+  hdr[W_TYPE] = type;
   hdr[W_RREQ] = rreq;
+  hdr[W_SRC] = 0;
+  hdr[W_TAG] = 0;
+  hdr[W_LEN] = 0;
+  hdr[W_SREQ] = sreq;
 }
 
 const NAMES = ['?', 'EAGER', 'RTS', 'CTS', 'FIN', 'ACK', 'CANCEL', 'CANCEL_OK'];
@@ -78,6 +88,8 @@ const NAMES = ['?', 'EAGER', 'RTS', 'CTS', 'FIN', 'ACK', 'CANCEL', 'CANCEL_OK'];
 export function describePacket(hdr: Int32Array, at = 0): string {
   const type = packetType(hdr, at);
   const flags = packetFlags(hdr, at) & FLAG_SYNC ? '+SYNC' : '';
-  return `${NAMES[type] ?? `type${type}`}${flags} ctx=${hdr[at + W_CTX]} src=${hdr[at + W_SRC]} tag=${hdr[at + W_TAG]} ` +
-    `len=${hdr[at + W_LEN]} sreq=${hdr[at + W_SREQ]} rreq=${hdr[at + W_RREQ]}`;
+  const name = `${NAMES[type] ?? `type${type}`}${flags}`;
+  if (type !== PKT_EAGER && type !== PKT_RTS) return `${name} sreq=${hdr[at + W_SREQ]} rreq=${hdr[at + W_RREQ]}`;
+  return `${name} ctx=${hdr[at + W_CTX]} src=${hdr[at + W_SRC]} tag=${hdr[at + W_TAG]} len=${hdr[at + W_LEN]} ` +
+    `sreq=${hdr[at + W_SREQ]}`;
 }

@@ -1,5 +1,5 @@
 // The device envelope (src/mpid/device.ts) through a real ch_shmem pair in one process: two
-// ranks' segments and doorbells, rank 0's device sending to rank 1's. Whatever the seven header
+// ranks' segments and doorbells, rank 0's device sending to rank 1's. Whatever the six header
 // words say (packet types, lengths that contradict the payload, negative numbers) they arrive
 // unchanged, in order, with the payload the sender gave: the device decides by the hint and the
 // length alone. Inline and no-buffer packets stay in the slots at any length; may-buffer data

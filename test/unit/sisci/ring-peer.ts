@@ -1,6 +1,6 @@
 // One side of short-ring.test.ts, run as a child process (argv: send|recv, messages, slots).
 // The receiver (SCI node 8) exports its ring region as segment 20 and checks that message k
-// arrives k-th, with kind k mod 16, its seven header words and the payload pattern of k; the
+// arrives k-th, with kind k mod 16, its six header words and the payload pattern of k; the
 // sender (node 4) sends messages of every length up to the largest a message may carry. Each
 // prints its counters as JSON.
 import { ShortRingReceiver, ShortRingSender, regionBytes } from '../../../src/ch_sci/short-ring.js';
@@ -25,7 +25,7 @@ if (role === 'recv') {
       if (hdr[at + 3] !== next) throw new Error(`message ${next}: tag ${hdr[at + 3]} (lost, duplicated or reordered)`);
       if (hdr[at + 4] !== len) throw new Error(`message ${next}: length ${len}, header says ${hdr[at + 4]}`);
       if (kind !== next % 16) throw new Error(`message ${next}: kind ${kind}, sent ${next % 16}`);
-      for (const w of [0, 1, 2, 5, 6]) {
+      for (const w of [0, 1, 2, 5]) {
         if (hdr[at + w] !== next * 7 + w) throw new Error(`message ${next}: header word ${w} is ${hdr[at + w]}`);
       }
       for (let i = 0; i < len; i++) {
@@ -44,12 +44,12 @@ if (role === 'recv') {
   const map = remote.map();
   const seq = map.sequence();
   const tx = new ShortRingSender(map, seq, slots);
-  const hdr = new Int32Array(7);
+  const hdr = new Int32Array(6);
   const buf = new Uint8Array(tx.maxPayload);
   for (let k = 0; k < count; k++) {
     const len = (k * 37) % (tx.maxPayload + 1);
     for (let i = 0; i < len; i++) buf[i] = pattern(k, i);
-    for (const w of [0, 1, 2, 5, 6]) hdr[w] = k * 7 + w;
+    for (const w of [0, 1, 2, 5]) hdr[w] = k * 7 + w;
     hdr[3] = k;
     hdr[4] = len;
     const t0 = Date.now();
