@@ -6,4 +6,5 @@ import './ch_shmem/config.js';
 import './mpid/config.js';
 import './mpir/config.js';
 import './sisci/config.js';
+import './boot/config.js';
 import './ch_sci/config.js';

@@ -10,13 +10,6 @@ import { regionBytes } from './short-ring.js';
  */
 const layer = 'ch_sci';
 
-export const DEVICE = declareChoice({
-  name: 'TSMPI_DEVICE', layer: 'mpid',
-  description: 'Which device carries messages between different ranks: auto (ch_shmem within a node, ch_sci between ' +
-    'SCI nodes) or sci (everything through ch_sci, even ranks of one node; for testing and measuring the SCI path).',
-  default: 'auto', choices: ['auto', 'sci'] as const,
-});
-
 export const PROGRESS = declareChoice({
   name: 'TSMPI_PROGRESS', layer,
   description: 'How a waiting rank learns of ch_sci arrivals: poll (polls; a rank about to sleep asks its peers to ' +

@@ -1,5 +1,6 @@
 import createDebug from 'debug';
-import { type Descriptor, type RemoteSegment, type SciMap, type Sequence, SisciError } from '../sisci/index.js';
+import type { PackedData } from '../mpid/device.js';
+import { type Descriptor, type RemoteSegment, type SciMap, SEQ_OK, type Sequence, SisciError } from '../sisci/index.js';
 
 const trace = createDebug('tsmpi:sci:rsrc');
 
@@ -127,5 +128,25 @@ export class ResourceCache {
     r.map.unmap();
     r.segment.disconnect();
     this.counters.freed++;
+  }
+}
+
+/**
+ * Writes source bytes [from, from + len) (or packed bytes of `packed`) to `at` of a mapped
+ * remote resource and checks the sequence, writing again while it says RETRIABLE; returns the
+ * rewrites. The check includes a store barrier, so the data are visible before any later
+ * control message.
+ */
+export function writeChecked(r: Resource, at: number, source: Uint8Array | null, srcOff: number, from: number, len: number,
+                             packed: PackedData | null, maxRetries: number): number {
+  if (packed === null) return r.sequence.writeChecked(at, source!, srcOff + from, len, maxRetries);
+  for (let attempt = 0; ; attempt++) {
+    r.sequence.start();
+    packed.pack(from, len, r.map.bytes, at);
+    if (r.sequence.check() === SEQ_OK) return attempt;
+    if (attempt === maxRetries) {
+      throw new Error(`ch_sci: a transfer into segment ${r.segment.id} of SCI node ${r.segment.nodeId} failed its ` +
+        `sequence check ${maxRetries + 1} times`);
+    }
   }
 }

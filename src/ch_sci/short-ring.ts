@@ -1,5 +1,5 @@
 import { addon } from '../native/addon.js';
-import type { PackedData } from '../mpid/device.js';
+import { HEADER_WORDS, type PackedData } from '../mpid/device.js';
 import type { SciMap, Sequence } from '../sisci/index.js';
 
 /**
@@ -14,10 +14,12 @@ import type { SciMap, Sequence } from '../sisci/index.js';
  *   bytes 64..      the ring, `slots` slots of 128 bytes
  *
  * A message takes 1 + ceil(max(0, len - 88) / 128) consecutive slots: the first holds the 32-byte
- * header (word 0 is the device's: slot count | payload length << 8 | SKIP flag; words 1..7 are
- * mpid's), up to 88 payload bytes, the CRC-32 (word 30) and the ID word (word 31); the payload
- * continues in the following slots. A message that would cross the ring's end is preceded by a
- * SKIP message filling the rest of the ring.
+ * header, up to 88 payload bytes, the CRC-32 (word 30) and the ID word (word 31); the payload
+ * continues in the following slots. Header word 0 is the ring's: bits 0-23 payload length (of a
+ * SKIP: the slots it fills), bits 24-27 the message's kind (the device's: an mpid packet, or one
+ * of its own), bit 31 SKIP; words 1..6 carry the six header words the sender handed over,
+ * unread (mpid's opaque header, or the device's own fields); word 7 is spare (zero). A message
+ * that would cross the ring's end is preceded by a SKIP message filling the rest of the ring.
  *
  * Arrival: the receiver polls the ID word of the slot where message n must start, expecting
  * id(n) = (n mod 2^30) + 1, which is never equal for two messages in a row at one slot, so the
@@ -31,6 +33,11 @@ import type { SciMap, Sequence } from '../sisci/index.js';
 export const SLOT_BYTES = 128;
 export const CONTROL_BYTES = 64;
 const HEADER_BYTES = 32;
+/** Where the carried header words start in the first slot (after the ring's word 0). */
+const CARRIED_AT = 1;
+const LEN_MASK = 0xffffff;
+const KIND_SHIFT = 24;
+const KIND_MASK = 0xf;
 const FIRST_PAYLOAD = SLOT_BYTES - HEADER_BYTES - 8;
 const CRC_WORD = 30;
 const ID_WORD = 31;
@@ -90,11 +97,12 @@ export class ShortRingSender {
   }
 
   /**
-   * Sends header words 1..7 of `hdr` with payload[off, off + len) (or packed bytes [0, len) of
-   * `packed`); false when the ring has no room now (nothing was written; try again after the
-   * receiver consumed).
+   * Sends a message of `kind` (0..15) carrying header words hdr[0..6) with payload[off, off + len)
+   * (or packed bytes [0, len) of `packed`); false when the ring has no room now (nothing was
+   * written; try again after the receiver consumed).
    */
-  send(hdr: Int32Array, payload: Uint8Array | null, off: number, len: number, packed: PackedData | null = null): boolean {
+  send(kind: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number,
+       packed: PackedData | null = null): boolean {
     const need = slotsFor(len);
     const pos = this.sent % this.slots;
     const skip = pos + need > this.slots ? this.slots - pos : 0;
@@ -108,8 +116,8 @@ export class ShortRingSender {
       this.counters.skips++;
     }
     const w = this.imageWords;
-    w[0] = need | (len << 8);
-    for (let i = 1; i < 8; i++) w[i] = hdr[i]!;
+    w[0] = len | (kind << KIND_SHIFT);
+    for (let i = 0; i < HEADER_WORDS; i++) w[CARRIED_AT + i] = hdr[i]!;
     if (len > 0) {
       // Direct packing: a non-contiguous message is packed straight into the message image.
       const inFirst = len < FIRST_PAYLOAD ? len : FIRST_PAYLOAD;
@@ -147,8 +155,8 @@ export class ShortRingSender {
   }
 }
 
-/** What the receiver hands a message to: header words at hdr[at..at+8), payload bytes[off, off + len). */
-export type ShortVisit = (hdr: Int32Array, at: number, bytes: Uint8Array, off: number, len: number) => void;
+/** What the receiver hands a message to: its kind, the carried header words at hdr[at..at+6), payload bytes[off, off + len). */
+export type ShortVisit = (kind: number, hdr: Int32Array, at: number, bytes: Uint8Array, off: number, len: number) => void;
 
 export class ShortRingReceiver {
   readonly counters = { messages: 0, crcMismatches: 0 };
@@ -190,12 +198,12 @@ export class ShortRingReceiver {
       if (Atomics.load(this.words, (at >> 2) + ID_WORD) !== id) break;
       snap.set(this.bytes.subarray(at, at + SLOT_BYTES), 0);
       const info = w[0]!;
-      const slots = info & 0xff;
-      const len = (info >>> 8) & 0x7fffff;
+      const len = info & LEN_MASK;
       const skip = (info & SKIP) !== 0;
+      const slots = skip ? len : slotsFor(len);
       // A header that arrived in part or damaged may announce anything: check that it fits the
-      // slots it claims before reading that far.
-      const consistent = w[ID_WORD] === id && slots >= 1 && pos + slots <= this.slots && (skip || slotsFor(len) === slots);
+      // ring before reading that far (the CRC then tells whether it is what was sent).
+      const consistent = w[ID_WORD] === id && slots >= 1 && pos + slots <= this.slots;
       if (consistent && slots > 1) snap.set(this.bytes.subarray(at + SLOT_BYTES, at + slots * SLOT_BYTES), SLOT_BYTES);
       if (!consistent || messageCrc(snap, 0, skip ? 0 : len) !== w[CRC_WORD]) {
         // Not all of it is here yet, or it arrived damaged and the sender is writing it again.
@@ -211,7 +219,7 @@ export class ShortRingReceiver {
           payload = this.gather;
           off = 0;
         }
-        visit(w, 0, payload, off, len);
+        visit((info >>> KIND_SHIFT) & KIND_MASK, w, CARRIED_AT, payload, off, len);
         this.counters.messages++;
         handled++;
       }

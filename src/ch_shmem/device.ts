@@ -1,26 +1,18 @@
 import createDebug from 'debug';
 import { addon } from '../native/addon.js';
 import {
-  NO_ROOM, NO_EAGER_ROOM, SENT, type Device, type DeviceLimits, type PackedData, type PacketSink, type SendResult,
+  HEADER_WORDS, HINT_MAY_BUFFER, NO_ROOM, NO_EAGER_ROOM, SENT, type Device, type DeviceLimits, type PackedData,
+  type PacketSink, type PeerBell, type SendHint, type SendResult,
 } from '../mpid/device.js';
-import { HDR_BYTES, HDR_WORDS, PKT_EAGER, PKT_RTS, W_LEN, W_TYPE } from '../mpid/hdr/packet.js';
 import { type ShmemConfig, singleCopyFor } from './config.js';
 import {
   CHUNK_ENTRY_WORDS, CHUNK_FLAG, CHUNK_LEN, CHUNK_OFFSET, CHUNK_RREQ, CHUNK_TABLE, CONS_EAGER, CONS_SLOTS,
-  PairLayout, SLOT_BYTES, SLOT_WORDS,
+  FRAME_BYTES, F_HEADER, F_INFO, INFO_IN_EAGER_RING, INFO_LEN_MASK, INFO_SKIP, PairLayout, SLOT_BYTES, SLOT_WORDS,
 } from './layout.js';
-import { DoorbellWake, ringDoorbell } from './doorbell.js';
 import type { RankSegment } from './rank-segment.js';
 import { copyBytes } from '../common/copy.js';
 
 const trace = createDebug('tsmpi:shmem');
-
-/** Device bits in header word 1 (mpid owns bits 0-15). */
-const DEV_SLOTS_SHIFT = 16;
-const DEV_SLOTS_MASK = 0xff;
-const DEV_IN_EAGER_RING = 1 << 24;
-/** A packet type of the device itself: the rest of the ring up to its end is unused. */
-const DEV_SKIP = 1 << 25;
 
 /**
  * Descriptor of a rendezvous source for single copy: pid, address (low, high 32 bits), and
@@ -71,7 +63,6 @@ interface ExpectedPush {
 export class ShmemDevice implements Device {
   readonly name = 'ch_shmem';
   readonly limits: DeviceLimits;
-  readonly wake: DoorbellWake;
   private sink: PacketSink | null = null;
   private readonly layout: PairLayout;
   private readonly slotMask: number;
@@ -82,6 +73,8 @@ export class ShmemDevice implements Device {
   private readonly outWords: (Int32Array | null)[];
   private readonly outBytes: (Uint8Array | null)[];
   private readonly outBase: Int32Array;
+  /** The doorbells of our local peers, rung after we publish something for them. */
+  private readonly bells: readonly (PeerBell | null)[];
   private readonly sentSlots: Int32Array;
   private readonly eagerWritten: Int32Array;
   /**
@@ -112,16 +105,16 @@ export class ShmemDevice implements Device {
   private readonly localOne = new Float64Array(2);
 
   constructor(private readonly config: ShmemConfig, worldRank: number, worldSize: number,
-              own: RankSegment, peerSegments: readonly (RankSegment | null)[]) {
+              own: RankSegment, peerSegments: readonly (RankSegment | null)[], bells: readonly (PeerBell | null)[]) {
     this.layout = new PairLayout(config);
     this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS, shortMax: config.shortMax };
     this.slotMask = config.slots - 1;
     this.eagerMask = config.eagerBytes - 1;
-    this.wake = new DoorbellWake(own.words);
     this.peers = Int32Array.from(peerSegments.map((s, r) => (s !== null ? r : -1)).filter((r) => r >= 0));
     this.outWords = peerSegments.map((s) => (s ? s.words : null));
     this.outBytes = peerSegments.map((s) => (s ? new Uint8Array(s.memory) : null));
     this.outBase = new Int32Array(worldSize).fill(this.layout.pairOffset(worldRank));
+    this.bells = bells;
     this.sentSlots = new Int32Array(worldSize);
     this.eagerWritten = new Int32Array(worldSize);
     this.slotCredits = new Int32Array(worldSize).fill(config.slots);
@@ -145,17 +138,16 @@ export class ShmemDevice implements Device {
     this.sink = sink;
   }
 
-  reachable(worldRank: number): boolean {
-    return this.outWords[worldRank] !== null;
-  }
-
+  /**
+   * Control packets and eager data up to shortMax go inside the slots (short), larger eager
+   * data into the pair's eager ring with one slot announcing it.
+   */
   sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number,
-             packed: PackedData | null = null): SendResult {
+             packed: PackedData | null, hint: SendHint): SendResult {
     const words = this.outWords[peer]!;
     const base = this.outBase[peer]!;
-    const type = hdr[W_TYPE]! & 0xff;
-    const inline = type !== PKT_EAGER || len <= this.config.shortMax;
-    const slots = inline ? ((HDR_BYTES + len + SLOT_BYTES - 1) / SLOT_BYTES) | 0 : 1;
+    const inline = hint !== HINT_MAY_BUFFER || len <= this.config.shortMax;
+    const slots = inline ? slotsFor(len) : 1;
     const sent = this.sentSlots[peer]!;
     const pos = sent & this.slotMask;
     const skip = pos + slots > this.config.slots ? this.config.slots - pos : 0;
@@ -187,19 +179,19 @@ export class ShmemDevice implements Device {
     }
     if (skip > 0) {
       const at = (base + this.layout.ringOffset) / 4 + pos * SLOT_WORDS;
-      words[at + W_TYPE] = DEV_SKIP | (skip << DEV_SLOTS_SHIFT);
+      words[at + F_INFO] = INFO_SKIP | skip;
       Atomics.store(words, at, (sent + 1) | 0);
     }
     const start = (sent + skip) | 0;
     const at = (base + this.layout.ringOffset) / 4 + (start & this.slotMask) * SLOT_WORDS;
     if (len > 0) {
       // Direct packing: a non-contiguous message is packed straight into the slot or eager ring.
-      const to = inline ? at * 4 + HDR_BYTES : eagerAt;
+      const to = inline ? at * 4 + FRAME_BYTES : eagerAt;
       if (packed !== null) packed.pack(0, len, bytes, to);
       else if (payload !== null) copyBytes(payload, off, bytes, to, len);
     }
-    for (let w = 1; w < HDR_WORDS; w++) words[at + w] = hdr[w]!;
-    words[at + W_TYPE] = hdr[W_TYPE]! | (slots << DEV_SLOTS_SHIFT) | (inline ? 0 : DEV_IN_EAGER_RING);
+    for (let w = 0; w < HEADER_WORDS; w++) words[at + F_HEADER + w] = hdr[w]!;
+    words[at + F_INFO] = inline ? len : len | INFO_IN_EAGER_RING;
     Atomics.store(words, at, (start + 1) | 0);
     this.sentSlots[peer] = (start + slots) | 0;
     this.slotCredits[peer] = this.slotCredits[peer]! - skip - slots;
@@ -207,8 +199,8 @@ export class ShmemDevice implements Device {
       this.eagerWritten[peer] = (this.eagerWritten[peer]! + eagerAdvance) | 0;
       this.eagerCredits[peer] = this.eagerCredits[peer]! - eagerAdvance;
       this.counters.eager++;
-    } else if (type === PKT_EAGER) this.counters.short++;
-    if (ringDoorbell(words)) this.counters.wakes++;
+    } else if (hint === HINT_MAY_BUFFER) this.counters.short++;
+    if (this.bells[peer]!.ring()) this.counters.wakes++;
     return SENT;
   }
 
@@ -231,27 +223,23 @@ export class ShmemDevice implements Device {
     while (handled < POLL_BATCH) {
       const at = ringWord + (read & this.slotMask) * SLOT_WORDS;
       if (Atomics.load(words, at) !== ((read + 1) | 0)) break;
-      const info = words[at + W_TYPE]!;
-      const slots = (info >>> DEV_SLOTS_SHIFT) & DEV_SLOTS_MASK;
-      if ((info & DEV_SKIP) === 0) {
-        const type = info & 0xff;
-        let off = at * 4 + HDR_BYTES;
-        let len = 0;
-        if (type === PKT_EAGER) {
-          len = words[at + W_LEN]!;
-          if ((info & DEV_IN_EAGER_RING) !== 0) {
-            let epos = eagerRead & this.eagerMask;
-            if (epos + len > this.config.eagerBytes) {
-              eagerRead = (eagerRead + this.config.eagerBytes - epos) | 0;
-              epos = 0;
-            }
-            off = base + this.layout.eagerOffset + epos;
-            eagerRead = (eagerRead + len) | 0;
+      const info = words[at + F_INFO]!;
+      const len = info & INFO_LEN_MASK;
+      let slots: number;
+      if ((info & INFO_SKIP) !== 0) slots = len;
+      else {
+        let off = at * 4 + FRAME_BYTES;
+        if ((info & INFO_IN_EAGER_RING) !== 0) {
+          slots = 1;
+          let epos = eagerRead & this.eagerMask;
+          if (epos + len > this.config.eagerBytes) {
+            eagerRead = (eagerRead + this.config.eagerBytes - epos) | 0;
+            epos = 0;
           }
-        } else if (type === PKT_RTS) {
-          len = DESC_WORDS * 4;
-        }
-        this.sink!.onPacket(peer, words, at, this.inBytes, off, len);
+          off = base + this.layout.eagerOffset + epos;
+          eagerRead = (eagerRead + len) | 0;
+        } else slots = slotsFor(len);
+        this.sink!.onPacket(peer, words, at + F_HEADER, this.inBytes, off, len);
         handled++;
       }
       // The slots after a message's first (its payload, or the ring's end after a skip) keep
@@ -270,7 +258,7 @@ export class ShmemDevice implements Device {
       this.publishedSlots[peer] = read;
       Atomics.store(words, (base >> 2) + CONS_EAGER, eagerRead);
       Atomics.store(words, (base >> 2) + CONS_SLOTS, read);
-      if (ringDoorbell(this.outWords[peer]!)) this.counters.wakes++;
+      if (this.bells[peer]!.ring()) this.counters.wakes++;
     }
     return handled;
   }
@@ -343,6 +331,7 @@ export class ShmemDevice implements Device {
     this.counters.iovPulls++;
   }
 
+  /** No grant: the bounce chunks of a pair serve one transfer at a time, in order. */
   startPush(peer: number, source: Uint8Array, packed: PackedData | null, rreqId: number): void {
     const total = packed !== null ? packed.length : source.length;
     this.pushes[peer]!.push({ source, packed, total, rreqId, sent: 0 });
@@ -387,7 +376,7 @@ export class ShmemDevice implements Device {
           this.activePushes--;
         }
       }
-      if (moved > 0) ringDoorbell(words);
+      if (moved > 0) this.bells[peer]!.ring();
     }
     return moved;
   }
@@ -426,20 +415,23 @@ export class ShmemDevice implements Device {
           this.sink!.onPushComplete(rreqId);
         }
       }
-      if (moved > 0) ringDoorbell(this.outWords[peer]!);
+      if (moved > 0) this.bells[peer]!.ring();
     }
     return moved;
   }
 
-  /** Wakes `peer` if it sleeps on its doorbell (memory-based collectives after writing a flag it waits for). */
-  wakePeer(peer: number): void {
-    const words = this.outWords[peer];
-    if (words && ringDoorbell(words)) this.counters.wakes++;
-  }
-
-  finalize(): void {
+  /** Nothing to let go: the mappings of the peers' segments end with the process. */
+  disconnect(): void {
     this.sink = null;
   }
+
+  /** Our segment's name went once every peer had attached (the descriptor's connected()). */
+  close(): void {}
+}
+
+/** Slots a packet with `len` payload bytes takes inside the ring. */
+function slotsFor(len: number): number {
+  return ((FRAME_BYTES + len + SLOT_BYTES - 1) / SLOT_BYTES) | 0;
 }
 
 /** Whether process_vm_readv works at all here (seccomp or a kernel without it say no). */

@@ -1,4 +1,3 @@
-export { RankSegment } from './rank-segment.js';
+export { shmemDescriptor } from './descriptor.js';
 export { ShmemDevice } from './device.js';
-export { PairLayout } from './layout.js';
 export { readShmemConfig, type ShmemConfig } from './config.js';

@@ -10,19 +10,15 @@ import { addon } from '../native/addon.js';
  *   1     LAYOUT_VERSION
  *   2     owner's world rank
  *   3     owner's pid
- *   4     doorbell: bumped by a peer that wants the owner to look; the owner sleeps on it
- *   5     sleeping: how many of the owner's waiters sleep on the doorbell (peers ring only then)
- *   6..15 reserved
+ *   4..15 reserved (the rank's doorbell is a segment of its own: src/common/doorbell.ts)
  *   16..  device area (rings and buffers of the ch_shmem protocols)
  */
 export const MAGIC = 0x504d5354;
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 export const WORD_MAGIC = 0;
 export const WORD_VERSION = 1;
 export const WORD_RANK = 2;
 export const WORD_PID = 3;
-export const WORD_DOORBELL = 4;
-export const WORD_SLEEPING = 5;
 export const HEADER_BYTES = 64;
 
 export class RankSegment {

@@ -2,33 +2,38 @@ import { BootstrapError } from '../common/errors.js';
 
 /**
  * A rank's business card, published through the process manager at Init: where the rank runs
- * (node id, pid) and the names of the segments peers attach to. Encoded as `key=value` pairs
- * joined by `,` because PMI values may not contain spaces.
+ * (node id, pid), the name of its doorbell, and one field per device that runs on it (what a
+ * peer needs to reach it: ch_shmem's segment name, ch_sci's SCI node id). Encoded as
+ * `key=value` pairs joined by `,` because PMI values may not contain spaces.
  *
- *   v=1,node=<node id>,pid=<pid>,shm=<segment name>,sci=<SCI node id>
+ *   v=2,node=<node id>,pid=<pid>,bell=<doorbell segment>[,<device name>=<device field>]...
  */
 export interface BusinessCard {
   readonly rank: number;
   /** Ranks with the same node id share memory. */
   readonly nodeId: string;
   readonly pid: number;
-  /** The rank's ch_shmem segment; '' when the rank has none. */
-  readonly shmSegment: string;
-  /** The rank's SCI node id when it runs ch_sci (its segments are ids of world rank), 0 otherwise. */
-  readonly sciNode: number;
+  /** The rank's doorbell segment (peers that share memory with it ring it). */
+  readonly bell: string;
+  /** Field of each device running on the rank, by device name; a device that does not run has none. */
+  readonly devices: ReadonlyMap<string, string>;
 }
 
-const CARD_VERSION = '1';
+const CARD_VERSION = '2';
+/** Keys of the card itself, which no device may take as its name. */
+export const RESERVED_CARD_KEYS: readonly string[] = ['v', 'node', 'pid', 'bell'];
 
 export function cardKey(rank: number): string {
   return `tsmpi-card-${rank}`;
 }
 
 export function encodeCard(card: BusinessCard): string {
-  for (const v of [card.nodeId, card.shmSegment]) {
+  const parts = [`v=${CARD_VERSION}`, `node=${card.nodeId}`, `pid=${card.pid}`, `bell=${card.bell}`];
+  for (const [name, field] of card.devices) parts.push(`${name}=${field}`);
+  for (const v of [card.nodeId, card.bell, ...card.devices.keys(), ...card.devices.values()]) {
     if (/[\s,=]/.test(v)) throw new BootstrapError(`business card field ${JSON.stringify(v)} contains a space, ',' or '='`);
   }
-  return `v=${CARD_VERSION},node=${card.nodeId},pid=${card.pid},shm=${card.shmSegment},sci=${card.sciNode}`;
+  return parts.join(',');
 }
 
 export function decodeCard(rank: number, text: string): BusinessCard {
@@ -38,10 +43,11 @@ export function decodeCard(rank: number, text: string): BusinessCard {
     if (eq > 0) fields.set(part.slice(0, eq), part.slice(eq + 1));
   }
   const pid = Number(fields.get('pid'));
-  const sciNode = Number(fields.get('sci') ?? '0');
   const nodeId = fields.get('node');
-  if (fields.get('v') !== CARD_VERSION || !nodeId || !Number.isInteger(pid) || !fields.has('shm') || !Number.isInteger(sciNode)) {
+  const bell = fields.get('bell');
+  if (fields.get('v') !== CARD_VERSION || !nodeId || !Number.isInteger(pid) || !bell) {
     throw new BootstrapError(`rank ${rank} published a business card tsmpi cannot read: ${JSON.stringify(text)}`);
   }
-  return { rank, nodeId, pid, shmSegment: fields.get('shm')!, sciNode };
+  for (const key of RESERVED_CARD_KEYS) fields.delete(key);
+  return { rank, nodeId, pid, bell, devices: fields };
 }

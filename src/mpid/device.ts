@@ -1,16 +1,32 @@
+import type { BusinessCard } from './business-card.js';
+import type { RemoteMemoryProvider } from './remote-memory.js';
+
 /**
- * The contract between mpid and a channel device (tsmpi's btl.h).
+ * The contract between mpid and a channel device (tsmpi's btl.h), version 2.
  *
- * Selection: at Init every device is asked which world ranks it reaches; mpid binds each peer
- * to one device (self for our own rank, ch_shmem for ranks on our node, ch_sci across SCI
- * nodes) and never asks again on the message path.
+ * Selection: every device folder registers one DeviceDescriptor (src/boot/devices.ts lists
+ * them). At Init the bootstrap opens each, exchanges the business cards, and gives every peer
+ * the highest-priority device whose reachable() says yes, as Open MPI ranks its BTLs by
+ * exclusivity; TSMPI_DEVICE forces one device for every other rank. mpid receives the devices
+ * and a device per peer, and never asks again on the message path. mpid imports no device and
+ * a device imports no other device: what they share (the rank's doorbell) is handed in.
  *
- * Progress: mpid calls `poll()` of every device in turn; a poll hands arriving packets to the
- * PacketSink it was given at init and returns how many it handled. No poll blocks.
+ * Envelope: a packet is an opaque header of HEADER_WORDS words, a payload and a SendHint. The
+ * device copies the header into its own framing and hands it back unchanged at the receiver;
+ * it never reads a word of it (Open MPI's BTLs see a tag and bytes, MPICH ch4's am_isend an AM
+ * header it never parses). What the device must know to choose its path — how long the payload
+ * is, whether it may be buffered — comes as arguments, so mpid may change its header freely.
+ * The device's own messages (ch_sci's block announcements) travel under framing bits of its own.
+ *
+ * Progress: mpid calls `poll()` of every device that carries a peer; a poll hands arriving
+ * packets to the PacketSink it was given at init and returns how many it handled. No poll
+ * blocks. A rank that has nothing to do sleeps on its doorbell (RankDoorbell): peers that share
+ * memory ring it directly, other devices wake it their own way (announceSleep).
  *
  * Ownership: a packet's header words and payload bytes belong to the device and are valid
  * only during `onPacket`; mpid copies what it keeps. Buffers passed to sendPacket are read
- * before it returns. A rendezvous source buffer stays the caller's until PKT_FIN arrives.
+ * before it returns. A rendezvous source buffer stays the caller's until the receiver says the
+ * transfer is done (mpid's FIN).
  *
  * Non-contiguous data (direct packing, 003b §1): wherever a device takes a message's bytes it
  * may instead get a PackedData, the user's memory laid out by a datatype seen as its packed
@@ -18,6 +34,59 @@
  * unpacks straight out of them, or gives the kernel iovec lists, so no whole packed copy of a
  * message is ever made.
  */
+
+/**
+ * Words of the opaque header mpid hands with every packet. Fixed, so a device can size its
+ * framing once: ch_shmem's 128-byte slot holds its two words, these six and 96 payload bytes
+ * (a message of up to 32 bytes fills one cache line); ch_sci's holds its one word, these six, a
+ * spare word, 88 payload bytes, the CRC and the ID word. Devices keep payloads 8-byte aligned
+ * in shared memory: V8 copies between a SharedArrayBuffer and a buffer of another alignment
+ * byte by byte.
+ */
+export const HEADER_WORDS = 6;
+export const HEADER_BYTES = HEADER_WORDS * 4;
+
+/**
+ * What a device may do with a packet's payload; mpid's choice, so that no device has to learn
+ * it from the header.
+ *
+ * HINT_INLINE      a control packet: the header and at most CONTROL_PAYLOAD_MAX bytes (a grant)
+ *                  travel together on the device's ordered control path. Never NO_EAGER_ROOM.
+ * HINT_MAY_BUFFER  message data sent eagerly: inline when small enough for the device, else it
+ *                  may hold a copy in its own buffers until the receiver takes it; NO_EAGER_ROOM
+ *                  when those are full (mpid then sends the message by rendezvous).
+ * HINT_NO_BUFFER   a rendezvous request: the message's data stay in the sender's memory and
+ *                  must not be buffered; the payload is the device's own source descriptor
+ *                  (describeSource), carried inline like a control packet. Never NO_EAGER_ROOM.
+ */
+export const HINT_INLINE = 0;
+export const HINT_MAY_BUFFER = 1;
+export const HINT_NO_BUFFER = 2;
+export type SendHint = typeof HINT_INLINE | typeof HINT_MAY_BUFFER | typeof HINT_NO_BUFFER;
+
+/** Most payload bytes of a HINT_INLINE packet, and so of a grant (attachGrant). */
+export const CONTROL_PAYLOAD_MAX = 16;
+
+/** Result of a send attempt: sent, or no room now (retry after progress; order is the caller's). */
+export const SENT = 0;
+export const NO_ROOM = 1;
+/** Eager data does not fit the peer's eager buffers now: send the message by rendezvous instead. */
+export const NO_EAGER_ROOM = 2;
+export type SendResult = typeof SENT | typeof NO_ROOM | typeof NO_EAGER_ROOM;
+
+/** attachGrant's answer when the device cannot grant now (its buffers serve other transfers). */
+export const NO_GRANT = -1;
+
+export interface DeviceLimits {
+  /** Largest payload mpid sends with HINT_MAY_BUFFER; larger messages use rendezvous. */
+  readonly eagerMax: number;
+  /** Words of rendezvous descriptor the device writes (describeSource; at most RNDV_DESC_WORDS). */
+  readonly rndvDescWords: number;
+  /** Largest payload the device sends inside its control ring (its short protocol), if it has one; for tracing. */
+  readonly shortMax?: number;
+}
+
+export const RNDV_DESC_WORDS = 8;
 
 /**
  * A non-contiguous message: user memory laid out by a datatype, seen as its packed byte
@@ -36,29 +105,12 @@ export interface PackedData {
   iovecs(len: number): Float64Array;
 }
 
-/** Result of a send attempt: sent, or no room now (retry after progress; order is the caller's). */
-export const SENT = 0;
-export const NO_ROOM = 1;
-/** Eager data does not fit the peer's eager buffers now: send the message by rendezvous instead. */
-export const NO_EAGER_ROOM = 2;
-export type SendResult = typeof SENT | typeof NO_ROOM | typeof NO_EAGER_ROOM;
-
-export interface DeviceLimits {
-  /** Largest payload an EAGER packet may carry; larger messages use rendezvous. */
-  readonly eagerMax: number;
-  /** Words of rendezvous descriptor the device writes after an RTS header (at most RNDV_DESC_WORDS). */
-  readonly rndvDescWords: number;
-  /** Largest payload sent inside the control ring (the short protocol), if the device has one; for tracing. */
-  readonly shortMax?: number;
-}
-
-export const RNDV_DESC_WORDS = 8;
-
 /** Where a device delivers packets (implemented by mpid's protocol engine). */
 export interface PacketSink {
   /**
-   * A packet arrived from world rank `peer`: header at `hdr[at .. at+HDR_WORDS)`, payload (EAGER
-   * data, or the RTS descriptor as words) at `payload[off .. off+len)`.
+   * A packet arrived from world rank `peer`: the opaque header at `hdr[at .. at+HEADER_WORDS)`
+   * exactly as the sender handed it, the payload at `payload[off .. off+len)` (`len` as the
+   * sender gave it).
    */
   onPacket(peer: number, hdr: Int32Array, at: number, payload: Uint8Array, off: number, len: number): void;
   /** A pipelined rendezvous receive finished moving all its bytes (push path). */
@@ -71,15 +123,15 @@ export interface Device {
   /** Delivers every packet inside sendPacket, so progress never needs to poll it (self). */
   readonly deliversOnSend?: boolean;
   init(sink: PacketSink): void;
-  reachable(worldRank: number): boolean;
 
   /**
-   * Sends one packet; EAGER packets carry `payload[off .. off+len)`, or packed bytes [0, len) of
-   * `packed` when it is given (then `payload` is unused). NO_ROOM when the peer's ring or eager
-   * space is full: nothing was sent.
+   * Sends one packet: `hdr[0 .. HEADER_WORDS)` unread, with `payload[off .. off+len)`, or packed
+   * bytes [0, len) of `packed` when it is given (then `payload` is unused). NO_ROOM when the
+   * peer's ring is full, NO_EAGER_ROOM (HINT_MAY_BUFFER only) when its eager buffers are:
+   * nothing was sent either way.
    */
   sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number,
-             packed?: PackedData | null): SendResult;
+             packed: PackedData | null, hint: SendHint): SendResult;
 
   /** Handles arrivals on every peer of this device; never blocks. Returns packets handled. */
   poll(): number;
@@ -87,41 +139,145 @@ export interface Device {
   /**
    * Writes the descriptor that lets `peer` reach the bytes of a rendezvous send (ch_shmem: pid
    * and address for a single copy, or of an iovec table for non-contiguous data) into
-   * desc[0 .. rndvDescWords). Returns what must stay alive until the send completes (the
-   * iovec table), or null.
+   * desc[0 .. rndvDescWords); mpid sends it as the payload of its request with HINT_NO_BUFFER.
+   * Returns what must stay alive until the send completes (the iovec table), or null.
    */
   describeSource(peer: number, source: Uint8Array, packed: PackedData | null, desc: Int32Array): object | null;
 
   /**
    * Single copy, when the device can: copies the sender's `len` bytes named by `desc` into
-   * `dest` (or into the user memory of `packed`). Returns false when it cannot (then mpid uses
-   * CTS and the push path).
+   * `dest` (or into the user memory of `packed`). Returns false when it cannot (then mpid
+   * clears the sender to push: expectPush, attachGrant, and its clear-to-send).
    */
   pull(peer: number, desc: Int32Array, dest: Uint8Array, packed: PackedData | null, len: number): boolean;
 
   /**
-   * Push path, sender side: after the receiver's CTS, stream `source` (or `packed`) to receive
-   * `rreqId` of `peer` through the device's bounce buffers; progresses inside poll(). `onDone`
-   * is not needed: the receiver sends PKT_FIN when everything arrived.
-   */
-  startPush(peer: number, source: Uint8Array, packed: PackedData | null, rreqId: number): void;
-
-  /**
    * Push path, receiver side: `total` bytes come from `peer` for rreqId; the first `fits` go to
-   * `dest` (or into the user memory of `packed`).
+   * `dest` (or into the user memory of `packed`). Called before attachGrant for that receive.
    */
   expectPush(peer: number, rreqId: number, dest: Uint8Array, packed: PackedData | null, fits: number, total: number): void;
 
-  /** Lets a blocked rank sleep until a peer of this device has something for it. */
-  readonly wake: WakeHandle | null;
+  /**
+   * Rendezvous hook, receiver side: mpid is about to clear `peer` to push receive `rreqId`.
+   * The device may write up to CONTROL_PAYLOAD_MAX bytes of its own into `grant` (ch_sci: where
+   * in its pool the data may go, and how much) and returns how many; they reach the sender's
+   * startPush unread by mpid. NO_GRANT when it cannot grant yet: mpid tries again after
+   * progress, keeping its order to that peer. A device without grants leaves it out.
+   */
+  attachGrant?(peer: number, rreqId: number, grant: Uint8Array): number;
 
-  finalize(): void;
+  /**
+   * Push path, sender side: the receiver cleared us to stream `source` (or `packed`) to its
+   * receive `rreqId`, with the device's grant at `grant[off .. off+len)` (valid only during
+   * this call); the transfer progresses inside poll() and ends with the receiver's
+   * onPushComplete, after which mpid tells the sender.
+   */
+  startPush(peer: number, source: Uint8Array, packed: PackedData | null, rreqId: number,
+            grant: Uint8Array, off: number, len: number): void;
+
+  /**
+   * The rank is about to sleep (true: the first of its waiters announced sleep on the rank's
+   * doorbell, and will poll once more before sleeping) or woke up (false: the last retracted).
+   * A device whose peers cannot ring the doorbell directly asks them here to wake the rank some
+   * other way (ch_sci: a flag in each peer's segment, answered with a remote interrupt). The
+   * call must make the request visible to peers before it returns.
+   */
+  announceSleep?(asleep: boolean): void;
+
+  /** Memory other ranks can map, also off our node (MPI.Alloc_mem, one-sided windows); absent when the device has none. */
+  readonly memory?: RemoteMemoryProvider;
+
+  /** Finalize, step 1 (before the last fence): stop using every peer's resources. */
+  disconnect(): void;
+  /** Finalize, step 2 (after the last fence, no peer uses ours any more): release our own. */
+  close(): void;
+}
+
+// ------------------------------------------------------------------ registration and bootstrap
+
+/**
+ * The rank's doorbell, as devices see it: the cell a blocked rank sleeps on. Handed to every
+ * device at open, so no device reaches for another's (ch_sci once borrowed ch_shmem's).
+ */
+export interface RankDoorbell {
+  /** The futex cell, for native threads that ring it (ch_sci's interrupt relay, DMA completion). */
+  readonly cells: Int32Array;
+  readonly index: number;
+  /** How many waiters of this process announced sleep. */
+  sleepers(): number;
+  /** Rings our own bell: ends a pending sleep of this process. */
+  poke(): void;
+}
+
+/** A peer's doorbell, mapped (peers that share memory with us). */
+export interface PeerBell {
+  /** Wakes the peer if it sleeps; returns whether it had to (a system call). */
+  ring(): boolean;
+}
+
+/** What a device learns of the job when it is opened (step 1 of bootstrap, before the cards are exchanged). */
+export interface DeviceWorld {
+  readonly rank: number;
+  readonly size: number;
+  /** Names the job's shared resources, so the launcher can sweep them after a crash. */
+  readonly jobId: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The device TSMPI_DEVICE forces for every other rank (its name), or null. */
+  readonly forced: string | null;
+  readonly doorbell: RankDoorbell;
+}
+
+/** What a device gets after the card exchange (step 2 of bootstrap). */
+export interface DeviceLinks {
+  /** The cards of the ranks this device carries, by bootstrap's choice (possibly none, or our own). */
+  readonly peers: readonly BusinessCard[];
+  /** Every rank's card, by world rank. */
+  readonly cards: readonly BusinessCard[];
+  /** The doorbell of a rank that shares memory with us; null for the others. */
+  bellOf(worldRank: number): PeerBell | null;
+}
+
+/** A device opened on this rank, between the two steps of bootstrap. */
+export interface OpenDevice {
+  /** Published in our business card under the device's name (a segment name, an SCI node id); no space, ',' or '='. */
+  readonly card: string;
+  /** Step 2: connect to the peers bootstrap gave this device; the device mpid will use. */
+  connect(links: DeviceLinks): Device;
+  /** Every peer has connected (after bootstrap's last fence): names peers needed to find our resources may go. */
+  connected(): void;
+  /** Bootstrap failed: undo step 1 (and step 2, if it ran). */
+  abandon(): void;
+}
+
+/** One device, as its folder registers it. */
+export interface DeviceDescriptor {
+  /** The device's name (its key in business cards and traces). */
+  readonly name: string;
+  /** Of the devices that reach a peer, the one with the highest priority carries it. */
+  readonly priority: number;
+  /** The TSMPI_DEVICE value that forces this device, if any ('sci'). */
+  readonly forcedBy?: string;
+  /**
+   * Whether ranks this device carries share memory with us (same node): upper layers may then
+   * map node segments with them and ring their doorbells.
+   */
+  readonly sharesMemory: boolean;
+  /** What a user does when ranks are unreachable because this device is not running. */
+  readonly unreachableHint?: string;
+  /**
+   * Whether this device can carry messages between the two ranks, from their published cards
+   * alone (`peerCard` may be `myCard`): both ranks of a pair compute the same answer.
+   */
+  reachable(myCard: BusinessCard, peerCard: BusinessCard): boolean;
+  /** Step 1: makes this rank's resources; null when the device does not run on this rank. */
+  open(world: DeviceWorld): OpenDevice | null;
 }
 
 /**
- * The doorbell a rank sleeps on. Protocol: announce(); re-check all queues; sleep(); retract().
- * A peer that publishes a packet rings the bell only when the owner announced sleep. Several
- * waiters of one process (a blocking call, the async waiter thread) may announce at once.
+ * The doorbell a rank sleeps on, as mpid's progress uses it. Protocol: announce(); re-check all
+ * queues; sleep(); retract(). A peer that publishes a packet rings the bell only when the owner
+ * announced sleep. Several waiters of one process (a blocking call, the async waiter thread)
+ * may announce at once.
  */
 export interface WakeHandle {
   announce(): number;

@@ -1,9 +1,12 @@
 import createDebug from 'debug';
 import { copyBytes } from '../common/copy.js';
-import { NO_EAGER_ROOM, SENT, type Device, type PackedData, type PacketSink } from './device.js';
+import {
+  CONTROL_PAYLOAD_MAX, HINT_INLINE, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_GRANT, SENT, type Device,
+  type PackedData, type PacketSink,
+} from './device.js';
 import {
   FLAG_SYNC, HDR_WORDS, PKT_ACK, PKT_CANCEL, PKT_CANCEL_OK, PKT_CTS, PKT_EAGER, PKT_FIN, PKT_RTS,
-  W_CTX, W_LEN, W_RREQ, W_SRC, W_SREQ, W_TAG, W_TYPE, writeHeader,
+  W_CTX, W_LEN, W_RREQ, W_SRC, W_SREQ, W_TAG, W_TYPE, writeControlHeader, writeMessageHeader,
 } from './hdr/packet.js';
 import { MatchQueues } from './match-queue.js';
 import { describePending, type PendingOperation } from './pending.js';
@@ -46,6 +49,8 @@ export class Engine implements PacketSink {
   readonly unexpectedPool = new UnexpectedPool();
   readonly queues = new MatchQueues();
   private readonly hdr = new Int32Array(HDR_WORDS);
+  /** Scratch for a device's grant on a clear-to-send (attachGrant). */
+  private readonly grant = new Uint8Array(CONTROL_PAYLOAD_MAX);
   private readonly pendingHead: (Request | null)[];
   private readonly pendingTail: (Request | null)[];
   private pendingCount = 0;
@@ -115,8 +120,8 @@ export class Engine implements PacketSink {
     const hdr = this.hdr;
     const len = lengthOf(r);
     if (r.pendingType === PKT_EAGER) {
-      writeHeader(hdr, PKT_EAGER, r.mode === MODE_SYNC ? FLAG_SYNC : 0, r.ctx, r.rank, r.tag, len, r.id, 0);
-      const result = dev.sendPacket(r.peer, hdr, r.buf, 0, len, r.packed);
+      writeMessageHeader(hdr, PKT_EAGER, r.mode === MODE_SYNC ? FLAG_SYNC : 0, r.ctx, r.rank, r.tag, len, r.id);
+      const result = dev.sendPacket(r.peer, hdr, r.buf, 0, len, r.packed, HINT_MAY_BUFFER);
       if (result === SENT) {
         this.counters.eagerSends++;
         r.sendGot |= SEND_DATA_GONE;
@@ -132,23 +137,33 @@ export class Engine implements PacketSink {
       // A rendezvous completes only after the match (PKT_FIN), so synchronous mode needs no ACK.
       r.sendNeeds &= ~SEND_ACKED;
       r.keep = dev.describeSource(r.peer, r.buf, r.packed, r.desc);
-      writeHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, len, r.id, 0);
-      if (dev.sendPacket(r.peer, hdr, r.descBytes, 0, dev.limits.rndvDescWords * 4) !== SENT) return false;
+      writeMessageHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, len, r.id);
+      if (dev.sendPacket(r.peer, hdr, r.descBytes, 0, dev.limits.rndvDescWords * 4, null, HINT_NO_BUFFER) !== SENT) return false;
       this.counters.rndvSends++;
       return true;
     }
-    writeHeader(hdr, r.pendingType, 0, 0, 0, 0, 0, r.ctlSreq, r.ctlRreq);
-    if (dev.sendPacket(r.peer, hdr, null, 0, 0) !== SENT) return false;
+    if (!this.sendControlNow(dev, r.peer, r.pendingType, r.ctlSreq, r.ctlRreq)) return false;
     this.requests.release(r);
     return true;
   }
 
+  /**
+   * Sends a control packet if the device has room; a clear-to-send carries the device's grant
+   * (attachGrant), and waits like a full ring while the device cannot grant yet.
+   */
+  private sendControlNow(dev: Device, peer: number, type: number, sreq: number, rreq: number): boolean {
+    let len = 0;
+    if (type === PKT_CTS && dev.attachGrant !== undefined) {
+      len = dev.attachGrant(peer, rreq, this.grant);
+      if (len === NO_GRANT) return false;
+    }
+    writeControlHeader(this.hdr, type, sreq, rreq);
+    return dev.sendPacket(peer, this.hdr, this.grant, 0, len, null, HINT_INLINE) === SENT;
+  }
+
   /** Sends a control packet now, or parks it behind what already waits for that peer. */
   private sendControl(peer: number, type: number, sreq: number, rreq: number): void {
-    if (this.pendingHead[peer] === null) {
-      writeHeader(this.hdr, type, 0, 0, 0, 0, 0, sreq, rreq);
-      if (this.deviceOf[peer]!.sendPacket(peer, this.hdr, null, 0, 0) === SENT) return;
-    }
+    if (this.pendingHead[peer] === null && this.sendControlNow(this.deviceOf[peer]!, peer, type, sreq, rreq)) return;
     const c = this.requests.acquire(KIND_CONTROL);
     c.peer = peer;
     c.pendingType = type;
@@ -338,7 +353,7 @@ export class Engine implements PacketSink {
         return;
       case PKT_CTS: {
         const s = this.requests.get(hdr[at + W_SREQ]!);
-        this.deviceOf[peer]!.startPush(peer, s.buf, s.packed, hdr[at + W_RREQ]!);
+        this.deviceOf[peer]!.startPush(peer, s.buf, s.packed, hdr[at + W_RREQ]!, payload, off, len);
         return;
       }
       case PKT_FIN: {

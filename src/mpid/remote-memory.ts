@@ -1,3 +1,5 @@
+import type { BusinessCard } from './business-card.js';
+
 /**
  * Memory one rank exposes for one-sided access by ranks of other nodes, seen from either side
  * (a SISCI segment under ch_sci: the owner's local mapping, or another rank's remote mapping).
@@ -24,4 +26,15 @@ export interface ExposedMemory extends RemoteAccessMemory {
 /** Another rank's exposed memory, mapped here. */
 export interface MappedMemory extends RemoteAccessMemory {
   release(): void;
+}
+
+/**
+ * A device's memory that ranks off our node can map too (ch_sci: exported SISCI segments), behind
+ * MPI.Alloc_mem(type=shared) and one-sided windows across nodes (003b §3.1).
+ */
+export interface RemoteMemoryProvider {
+  /** Exposes `bytes` of new memory every rank running this device can map. */
+  expose(bytes: number): ExposedMemory;
+  /** Maps memory the rank of `owner` exposed as `id` (`owner` is its business card). */
+  map(owner: BusinessCard, id: number, bytes: number): MappedMemory;
 }

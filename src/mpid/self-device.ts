@@ -1,5 +1,6 @@
 import {
-  SENT, type Device, type DeviceLimits, type PackedData, type PacketSink, type SendResult, type WakeHandle,
+  SENT, type Device, type DeviceDescriptor, type DeviceLimits, type OpenDevice, type PackedData, type PacketSink,
+  type RankDoorbell, type SendHint, type SendResult,
 } from './device.js';
 
 /**
@@ -10,25 +11,20 @@ import {
 export class SelfDevice implements Device {
   readonly name = 'self';
   readonly limits: DeviceLimits = { eagerMax: Number.MAX_SAFE_INTEGER, rndvDescWords: 0 };
-  readonly wake = null;
   readonly deliversOnSend = true;
   private sink: PacketSink | null = null;
   /** Non-contiguous data to self is packed here once; the receive unpacks from it (or keeps a copy). */
   private scratch = new Uint8Array(0);
 
   /** `ownBell`: the rank's doorbell, rung when a waiter of ours sleeps (an awaited receive from self). */
-  constructor(private readonly worldRank: number, private readonly ownBell: WakeHandle & { sleepers(): number }) {}
+  constructor(private readonly ownBell: RankDoorbell) {}
 
   init(sink: PacketSink): void {
     this.sink = sink;
   }
 
-  reachable(worldRank: number): boolean {
-    return worldRank === this.worldRank;
-  }
-
   sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number,
-             packed: PackedData | null = null): SendResult {
+             packed: PackedData | null, _hint: SendHint): SendResult {
     if (packed !== null) {
       if (this.scratch.length < len) this.scratch = new Uint8Array(len);
       packed.pack(0, len, this.scratch, 0);
@@ -60,9 +56,31 @@ export class SelfDevice implements Device {
     throw new Error('self device: rendezvous is never used for messages to self');
   }
 
-  finalize(): void {
+  disconnect(): void {
     this.sink = null;
   }
+
+  close(): void {}
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * Registration: every rank reaches itself, and nothing else does better. mpid's own device
+ * (the loopback every rank needs), registered like the others so that bootstrap treats all
+ * devices alike; TSMPI_DEVICE does not take it away.
+ */
+export const selfDescriptor: DeviceDescriptor = {
+  name: 'self',
+  priority: 100,
+  sharesMemory: true,
+  reachable: (myCard, peerCard) => myCard.rank === peerCard.rank,
+  open(world): OpenDevice {
+    return {
+      card: '1',
+      connect: () => new SelfDevice(world.doorbell),
+      connected: () => undefined,
+      abandon: () => undefined,
+    };
+  },
+};

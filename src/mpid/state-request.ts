@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { WORD_DOORBELL } from '../ch_shmem/rank-segment.js';
+import { type Doorbell, DOORBELL_WORD } from '../common/doorbell.js';
 import { addon } from '../native/addon.js';
 
 /**
@@ -36,12 +36,12 @@ export function installStateRequest(report: (context: StateContext) => void): bo
 }
 
 /**
- * The rank's doorbell (the words of its ch_shmem segment, on which every blocking sleep waits,
- * ch_sci's included), rung by the handler; null unarms it before the segment may go.
+ * The rank's doorbell (its own segment, on which every blocking sleep waits, whatever the
+ * device), rung by the handler; null unarms it before the segment may go.
  */
-export function armStateRequestBell(ownSegmentWords: Int32Array | null): void {
+export function armStateRequestBell(bell: Doorbell | null): void {
   if (reporter === null) return;
-  addon.stateSignalBell(ownSegmentWords, WORD_DOORBELL);
+  addon.stateSignalBell(bell === null ? null : bell.cells, DOORBELL_WORD);
 }
 
 /** Answers a pending request, if there is one. */

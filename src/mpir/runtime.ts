@@ -1,6 +1,7 @@
 import { ConfigError, PmiError, BootstrapError, TsmpiError } from '../common/errors.js';
 import { tagTraceWithRank } from '../common/trace-rank.js';
-import { World } from '../mpid/world.js';
+import { bootstrap } from '../boot/index.js';
+import type { World } from '../mpid/world.js';
 import { armStateRequestBell } from '../mpid/state-request.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
@@ -31,12 +32,12 @@ class Runtime {
     // signals) always answers state requests (state-report.ts).
     installStateReport(() => this.current, () => this.phase);
     try {
-      this.current = World.bootstrap();
+      this.current = bootstrap();
     } catch (e) {
       throw toMPIException(call, e);
     }
     tagTraceWithRank(this.current.rank);
-    armStateRequestBell(this.current.ownSegment.words);
+    armStateRequestBell(this.current.doorbell);
     this.phase = 'running';
     return this.current;
   }

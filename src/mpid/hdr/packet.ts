@@ -1,36 +1,42 @@
+import { HEADER_WORDS } from '../device.js';
+
 /**
- * The point-to-point packet header: 8 little-endian 32-bit words (32 bytes, the thesis's
- * S_header), written by mpid into a scratch Int32Array and carried by every device.
+ * The point-to-point packet header: 6 little-endian 32-bit words (24 bytes), written by mpid
+ * into a scratch Int32Array and carried by every device as the opaque header of its envelope
+ * (device.ts): no device reads it, each frames it with words of its own (sequence numbers,
+ * lengths). Six words, so that ch_shmem's two framing words and the header fill 32 bytes, as the
+ * thesis's S_header did: a message of up to 32 bytes then stays within one cache line.
  *
  *   word  name      meaning
- *   0     (device)  reserved for the device: ch_shmem publishes its sequence number here, last
- *   1     TYPE      bits 0-7 packet type (PKT_*), bits 8-15 flags (FLAG_*), bits 16-31 device use
- *   2     CTX       context id of the communicator (matching)
- *   3     SRC       sender's rank in that communicator (matching)
- *   4     TAG       message tag (matching)
- *   5     LEN       message length in bytes (the whole message, not this packet)
- *   6     SREQ      sender's request handle: named in CTS, FIN, ACK and cancel packets
- *   7     RREQ      receiver's request handle (CTS), or packet-specific data
+ *   0     TYPE      bits 0-7 packet type (PKT_*), bits 8-15 flags (FLAG_*), bits 16-31 zero
+ *   1     CTX       messages (EAGER, RTS): context id of the communicator (matching)
+ *         RREQ      control packets: the receiver's request handle (CTS), or the answer (CANCEL_OK)
+ *   2     SRC       sender's rank in that communicator (matching)
+ *   3     TAG       message tag (matching)
+ *   4     LEN       message length in bytes (the whole message, not this packet)
+ *   5     SREQ      sender's request handle: named in CTS, FIN, ACK and cancel packets
  *
  * Packet types and who sends them:
- *   PKT_EAGER     sender → receiver  message data travels with the packet (inline or device buffer)
- *   PKT_RTS       sender → receiver  rendezvous request-to-send; the device adds a descriptor
- *   PKT_CTS       receiver → sender  clear-to-send for SREQ, the receive is RREQ
+ *   PKT_EAGER     sender → receiver  message data travels with the packet (HINT_MAY_BUFFER)
+ *   PKT_RTS       sender → receiver  rendezvous request-to-send; payload: the device's source
+ *                                    descriptor (HINT_NO_BUFFER)
+ *   PKT_CTS       receiver → sender  clear-to-send for SREQ, the receive is RREQ; payload: the
+ *                                    device's grant, if it attaches one
  *   PKT_FIN       either → either    rendezvous transfer of SREQ done
  *   PKT_ACK       receiver → sender  a synchronous-mode send SREQ was matched
  *   PKT_CANCEL    sender → receiver  try to withdraw SREQ (still unexpected there?)
  *   PKT_CANCEL_OK receiver → sender  RREQ = 1 when SREQ was withdrawn, 0 when already matched
  */
-export const HDR_WORDS = 8;
+export const HDR_WORDS = HEADER_WORDS;
 export const HDR_BYTES = HDR_WORDS * 4;
 
-export const W_TYPE = 1;
-export const W_CTX = 2;
-export const W_SRC = 3;
-export const W_TAG = 4;
-export const W_LEN = 5;
-export const W_SREQ = 6;
-export const W_RREQ = 7;
+export const W_TYPE = 0;
+export const W_CTX = 1;
+export const W_RREQ = 1;
+export const W_SRC = 2;
+export const W_TAG = 3;
+export const W_LEN = 4;
+export const W_SREQ = 5;
 
 export const PKT_EAGER = 1;
 export const PKT_RTS = 2;
@@ -55,17 +61,25 @@ export function packetFlags(hdr: Int32Array, at: number): number {
   return hdr[at + W_TYPE]! & FLAGS_MASK;
 }
 
-/** Fills the matching part of a header; the caller sets SREQ/RREQ as the type needs. */
-export function writeHeader(hdr: Int32Array, type: number, flags: number, ctx: number, src: number,
-                            tag: number, len: number, sreq: number, rreq: number): void {
-  hdr[0] = 0;
+/** The header of a message (EAGER, RTS): its matching envelope and the sender's request. */
+export function writeMessageHeader(hdr: Int32Array, type: number, flags: number, ctx: number, src: number,
+                                   tag: number, len: number, sreq: number): void {
   hdr[W_TYPE] = type | flags;
   hdr[W_CTX] = ctx;
   hdr[W_SRC] = src;
   hdr[W_TAG] = tag;
   hdr[W_LEN] = len;
   hdr[W_SREQ] = sreq;
+}
+
+/** The header of a control packet (CTS, FIN, ACK, CANCEL, CANCEL_OK): the two request handles. */
+export function writeControlHeader(hdr: Int32Array, type: number, sreq: number, rreq: number): void {
+  hdr[W_TYPE] = type;
   hdr[W_RREQ] = rreq;
+  hdr[W_SRC] = 0;
+  hdr[W_TAG] = 0;
+  hdr[W_LEN] = 0;
+  hdr[W_SREQ] = sreq;
 }
 
 const NAMES = ['?', 'EAGER', 'RTS', 'CTS', 'FIN', 'ACK', 'CANCEL', 'CANCEL_OK'];
@@ -74,6 +88,8 @@ const NAMES = ['?', 'EAGER', 'RTS', 'CTS', 'FIN', 'ACK', 'CANCEL', 'CANCEL_OK'];
 export function describePacket(hdr: Int32Array, at = 0): string {
   const type = packetType(hdr, at);
   const flags = packetFlags(hdr, at) & FLAG_SYNC ? '+SYNC' : '';
-  return `${NAMES[type] ?? `type${type}`}${flags} ctx=${hdr[at + W_CTX]} src=${hdr[at + W_SRC]} tag=${hdr[at + W_TAG]} ` +
-    `len=${hdr[at + W_LEN]} sreq=${hdr[at + W_SREQ]} rreq=${hdr[at + W_RREQ]}`;
+  const name = `${NAMES[type] ?? `type${type}`}${flags}`;
+  if (type !== PKT_EAGER && type !== PKT_RTS) return `${name} sreq=${hdr[at + W_SREQ]} rreq=${hdr[at + W_RREQ]}`;
+  return `${name} ctx=${hdr[at + W_CTX]} src=${hdr[at + W_SRC]} tag=${hdr[at + W_TAG]} len=${hdr[at + W_LEN]} ` +
+    `sreq=${hdr[at + W_SREQ]}`;
 }

@@ -13,6 +13,7 @@
  */
 import { MPI } from '../../../src/index.js';
 import { runtime } from '../../../src/mpir/runtime.js';
+import type { SciDevice } from '../../../src/ch_sci/index.js';
 import { faultCounters } from '../../../src/sisci/index.js';
 import { MTest, fillPattern, findPatternError } from '../util/mtest.js';
 
@@ -22,7 +23,7 @@ const comm = MPI.COMM_WORLD;
 const { rank, size } = comm;
 const expect = new Set(process.argv.slice(2));
 const world = runtime.requireRunning('test');
-const sci = world.sci;
+const sci = world.device('ch_sci') as SciDevice | null;
 
 const SIZES = [0, 1, 87, 88, 89, 599, 600, 601, 1000, 4099, 32767, 32768, 32769, 100_003, 600_001, 1_300_007];
 const ROUNDS = 2;

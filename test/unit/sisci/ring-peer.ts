@@ -1,7 +1,8 @@
 // One side of short-ring.test.ts, run as a child process (argv: send|recv, messages, slots).
 // The receiver (SCI node 8) exports its ring region as segment 20 and checks that message k
-// arrives k-th, with tag k and the payload pattern of k; the sender (node 4) sends messages of
-// every length up to the largest a message may carry. Each prints its counters as JSON.
+// arrives k-th, with kind k mod 16, its six header words and the payload pattern of k; the
+// sender (node 4) sends messages of every length up to the largest a message may carry. Each
+// prints its counters as JSON.
 import { ShortRingReceiver, ShortRingSender, regionBytes } from '../../../src/ch_sci/short-ring.js';
 import { Descriptor } from '../../../src/sisci/index.js';
 import { removeWhenFree } from './remove-when-free.js';
@@ -20,9 +21,13 @@ if (role === 'recv') {
   let next = 0;
   const t0 = Date.now();
   while (next < count) {
-    rx.poll((hdr, at, bytes, off, len) => {
-      if (hdr[at + 4] !== next) throw new Error(`message ${next}: tag ${hdr[at + 4]} (lost, duplicated or reordered)`);
-      if (hdr[at + 5] !== len) throw new Error(`message ${next}: length ${len}, header says ${hdr[at + 5]}`);
+    rx.poll((kind, hdr, at, bytes, off, len) => {
+      if (hdr[at + 3] !== next) throw new Error(`message ${next}: tag ${hdr[at + 3]} (lost, duplicated or reordered)`);
+      if (hdr[at + 4] !== len) throw new Error(`message ${next}: length ${len}, header says ${hdr[at + 4]}`);
+      if (kind !== next % 16) throw new Error(`message ${next}: kind ${kind}, sent ${next % 16}`);
+      for (const w of [0, 1, 2, 5]) {
+        if (hdr[at + w] !== next * 7 + w) throw new Error(`message ${next}: header word ${w} is ${hdr[at + w]}`);
+      }
       for (let i = 0; i < len; i++) {
         if (bytes[off + i] !== pattern(next, i)) throw new Error(`message ${next}: payload byte ${i} is ${bytes[off + i]}`);
       }
@@ -39,15 +44,16 @@ if (role === 'recv') {
   const map = remote.map();
   const seq = map.sequence();
   const tx = new ShortRingSender(map, seq, slots);
-  const hdr = new Int32Array(8);
+  const hdr = new Int32Array(6);
   const buf = new Uint8Array(tx.maxPayload);
   for (let k = 0; k < count; k++) {
     const len = (k * 37) % (tx.maxPayload + 1);
     for (let i = 0; i < len; i++) buf[i] = pattern(k, i);
-    hdr[4] = k;
-    hdr[5] = len;
+    for (const w of [0, 1, 2, 5]) hdr[w] = k * 7 + w;
+    hdr[3] = k;
+    hdr[4] = len;
     const t0 = Date.now();
-    while (!tx.send(hdr, buf, 0, len)) {
+    while (!tx.send(k % 16, hdr, buf, 0, len)) {
       // The receiver frees slots; if it died, give up instead of spinning forever.
       if (Date.now() - t0 > 30_000) throw new Error(`message ${k}: no room in the ring for 30 s`);
     }

@@ -1,0 +1,103 @@
+import createDebug from 'debug';
+import { Doorbell, PeerBell } from '../common/doorbell.js';
+import { jobIdFrom } from '../common/segment-names.js';
+import { cardKey, decodeCard, encodeCard, type BusinessCard } from '../mpid/business-card.js';
+import { SLEEP_TIMEOUT_MS, SPIN_POLLS } from '../mpid/config.js';
+import type { Device, DeviceDescriptor, DeviceWorld, OpenDevice } from '../mpid/device.js';
+import { localNodeId } from '../mpid/node-id.js';
+import { connectProcessManager } from '../mpid/process-manager.js';
+import { Progress } from '../mpid/progress.js';
+import { World } from '../mpid/world.js';
+import { BootstrapError } from '../common/errors.js';
+import { DEVICE } from './config.js';
+import { DEVICES } from './devices.js';
+import { checkRegistry, chooseDevices, forcedDevice } from './select.js';
+
+const trace = createDebug('tsmpi:boot');
+
+/**
+ * Starts the world: the process manager, the rank's doorbell, the registered devices, a device
+ * per peer. Sits above mpid and the devices (the only place that knows both), so that neither
+ * imports the other.
+ *
+ *   open every registered device (each makes its resources, or declines) → put our card
+ *   (node, pid, doorbell, one field per running device) → fence → get every card → choose a
+ *   device per rank → attach the doorbells of ranks that share memory with us → connect each
+ *   device to its peers → fence → drop the names peers needed (nothing stays in /dev/shm)
+ *
+ * A failure anywhere undoes what the devices made; so does an exit in the middle.
+ */
+export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: readonly DeviceDescriptor[] = DEVICES): World {
+  checkRegistry(registered);
+  const pm = connectProcessManager(env);
+  const jobId = jobIdFrom(env, pm.kvsname);
+  const forced = forcedDevice(DEVICE.read(env), registered);
+  const spinPolls = SPIN_POLLS.read(env);
+  const sleepTimeoutMs = SLEEP_TIMEOUT_MS.read(env);
+  const doorbell = Doorbell.create(jobId, pm.rank);
+  const opened: { readonly descriptor: DeviceDescriptor; readonly open: OpenDevice }[] = [];
+  const undo = (): void => {
+    for (const o of opened) o.open.abandon();
+    doorbell.unlink();
+  };
+  process.once('exit', undo);
+  try {
+    const world: DeviceWorld = { rank: pm.rank, size: pm.size, jobId, env, forced: forced?.name ?? null, doorbell };
+    for (const descriptor of registered) {
+      const open = descriptor.open(world);
+      if (open !== null) opened.push({ descriptor, open });
+    }
+    const mine: BusinessCard = {
+      rank: pm.rank, nodeId: localNodeId(env), pid: process.pid, bell: doorbell.name,
+      devices: new Map(opened.map((o) => [o.descriptor.name, o.open.card])),
+    };
+    pm.put(cardKey(pm.rank), encodeCard(mine));
+    pm.fence();
+    const cards: BusinessCard[] = [];
+    for (let r = 0; r < pm.size; r++) {
+      if (r === pm.rank) {
+        cards.push(mine);
+        continue;
+      }
+      const text = pm.get(cardKey(r));
+      if (text === undefined) throw new BootstrapError(`rank ${r} published no business card (key ${cardKey(r)})`);
+      cards.push(decodeCard(r, text));
+    }
+    const chosen = chooseDevices(pm.rank, cards, opened.map((o) => o.descriptor), forced, registered);
+    const bells = cards.map((c) => (c.rank !== pm.rank && chosen[c.rank]!.sharesMemory ? PeerBell.attach(c.bell, c.rank) : null));
+    const devices: Device[] = [];
+    const deviceOf = new Array<Device>(pm.size);
+    for (const { descriptor, open } of opened) {
+      const peers = cards.filter((c) => chosen[c.rank] === descriptor);
+      const device = open.connect({ peers, cards, bellOf: (r) => bells[r] ?? null });
+      devices.push(device);
+      for (const c of peers) deviceOf[c.rank] = device;
+    }
+    pm.fence();
+    for (const o of opened) o.open.connected();
+    doorbell.unlink();
+    // Ranks on this machine, whatever device they use: what decides whether a wait may spin.
+    const machineRanks = cards.filter((c) => machineOf(c.nodeId) === machineOf(mine.nodeId)).length;
+    trace('rank %d of %d on %s: %s', pm.rank, pm.size, mine.nodeId,
+      opened.map((o) => `${o.descriptor.name} ${chosen.filter((d) => d === o.descriptor).length}`).join(', '));
+    return new World({
+      pm, jobId, cards, devices, deviceOf, bells,
+      sharesMemory: chosen.map((d) => d.sharesMemory),
+      nodesUseSharedMemory: forced === null,
+      doorbell,
+      spinBudget: Progress.spinBudgetFor(machineRanks, spinPolls),
+      sleepTimeoutMs,
+    });
+  } catch (e) {
+    undo();
+    throw e;
+  } finally {
+    process.off('exit', undo);
+  }
+}
+
+/** The machine part of a node id (without the emulated SCI node). */
+function machineOf(nodeId: string): string {
+  const hash = nodeId.indexOf('#');
+  return hash < 0 ? nodeId : nodeId.slice(0, hash);
+}

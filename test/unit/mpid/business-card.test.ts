@@ -1,0 +1,38 @@
+// Business cards (src/mpid/business-card.ts): what a rank publishes through PMI at Init, with a
+// field per device that runs on it, survives the round trip, and a card tsmpi cannot read (or
+// one that would break the encoding) is refused with a message naming it.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { BootstrapError } from '../../../src/common/errors.js';
+import { decodeCard, encodeCard, type BusinessCard } from '../../../src/mpid/business-card.js';
+
+describe('business cards', () => {
+  it('round-trips node, pid, doorbell and every device field', () => {
+    const card: BusinessCard = {
+      rank: 3, nodeId: 'host-1.abcd1234#sci2', pid: 4242, bell: 'tsmpi-job-3-bell-0a1b2c',
+      devices: new Map([['self', '1'], ['ch_shmem', 'tsmpi-job-3-rank-ffee'], ['ch_sci', '12']]),
+    };
+    const text = encodeCard(card);
+    assert.ok(!/\s/.test(text), 'PMI values may not contain spaces');
+    const back = decodeCard(3, text);
+    assert.equal(back.rank, 3);
+    assert.equal(back.nodeId, card.nodeId);
+    assert.equal(back.pid, 4242);
+    assert.equal(back.bell, card.bell);
+    assert.deepEqual([...back.devices], [...card.devices]);
+  });
+
+  it('a rank that runs no device but self publishes no other field', () => {
+    const back = decodeCard(0, encodeCard({ rank: 0, nodeId: 'h', pid: 1, bell: 'b', devices: new Map([['self', '1']]) }));
+    assert.deepEqual([...back.devices.keys()], ['self']);
+  });
+
+  it('refuses fields that would break the encoding, and cards of another version or without a doorbell', () => {
+    assert.throws(() => encodeCard({ rank: 0, nodeId: 'h', pid: 1, bell: 'b', devices: new Map([['ch_sci', '1,2']]) }),
+      (e: unknown) => e instanceof BootstrapError && /"1,2"/.test(e.message));
+    assert.throws(() => decodeCard(5, 'v=1,node=h,pid=1,shm=x,sci=0'),
+      (e: unknown) => e instanceof BootstrapError && /rank 5 published a business card tsmpi cannot read/.test(e.message));
+    assert.throws(() => decodeCard(5, 'v=2,node=h,pid=1'), BootstrapError);
+  });
+});
