@@ -21,7 +21,7 @@ import { Errhandler } from './errhandler.js';
 import { INFO_NULL, type Info, checkInfo, copyHints, getHints, setHints } from './info.js';
 import { MPIException } from './exception.js';
 import type { Group } from './group.js';
-import { Message, ObjectRequest, Prequest, Request, fillEmpty, fillStatus } from './request.js';
+import { Message, ObjectRequest, Prequest, Request, fillEmpty, fillStatus, truncationMessage } from './request.js';
 import { runtime } from './runtime.js';
 import { Status } from './status.js';
 import type { BufSpec, BufSpecV, BufSpecW, InPlace, InfoArg, IntList, Reduced, ReduceFunction } from './types.js';
@@ -248,16 +248,9 @@ export class Comm {
     world.progress.wait(r);
     if (status) fillStatus(status, r);
     finishUnpack(r);
-    const truncated = r.truncated;
-    const source = r.statusSource;
-    const tag = r.statusTag;
-    const fits = r.packed !== null ? r.packed.length : r.buf.length;
-    const incoming = r.incomingBytes;
+    const truncation = r.truncated ? truncationMessage(r) : null;
     world.engine.free(r);
-    if (truncated) {
-      this.fail(call, ErrorClass.ERR_TRUNCATE, `the message from rank ${source} with tag ${tag} is longer than the ` +
-        `receive buffer of ${fits} bytes (message truncated: ${incoming} bytes sent)`);
-    }
+    if (truncation !== null) this.fail(call, ErrorClass.ERR_TRUNCATE, truncation);
   }
 
   /** Blocking standard-mode send. */

@@ -9,6 +9,15 @@ import { Status } from './status.js';
 import type { Comm } from './comm.js';
 import type { BufSpec } from './types.js';
 
+/**
+ * @internal The text of MPI.ERR_TRUNCATE for a completed receive, blocking (Comm) or not (Request): who
+ * sent how much, and what the buffer holds. Read before the engine request is freed.
+ */
+export function truncationMessage(core: CoreRequest): string {
+  return `the message from rank ${core.statusSource} with tag ${core.statusTag} is longer than the receive buffer ` +
+    `of ${core.statusCount} bytes (message truncated: ${core.incomingBytes} bytes sent)`;
+}
+
 /** What a request of type R yields when complete: a Status, or an object receive's value. */
 export type Yield<R> = R extends Request<infer T> ? T : never;
 
@@ -140,19 +149,13 @@ export class Request<T = Status> implements PromiseLike<T> {
     if (status) fillStatus(status, core);
     finishUnpack(core);
     this.onComplete(core);
-    const truncated = core.truncated;
-    const count = core.statusCount;
-    const incoming = core.incomingBytes;
-    const source = core.statusSource;
-    const tag = core.statusTag;
+    const truncation = core.truncated ? truncationMessage(core) : null;
     runtime.requireRunning('Request').engine.free(core);
     this.core = null;
     this.onInactive();
-    if (truncated) {
-      const message = `message truncated: the message from rank ${source} with tag ${tag} is ${incoming} bytes, ` +
-        `the receive buffer holds ${count}`;
-      if (this.comm) this.comm.fail(`Request.${call}`, ErrorClass.ERR_TRUNCATE, message);
-      throw new MPIException(ErrorClass.ERR_TRUNCATE, `Request.${call}: ${message}`);
+    if (truncation !== null) {
+      if (this.comm) this.comm.fail(`Request.${call}`, ErrorClass.ERR_TRUNCATE, truncation);
+      throw new MPIException(ErrorClass.ERR_TRUNCATE, `Request.${call}: ${truncation}`);
     }
   }
 
