@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { addon } from '../native/addon.js';
+import { memoryAddress } from '../mpid/memory-address.js';
 import * as rma from './rma/win.js';
 import { Win, setDefaultComm } from './rma/win.js';
 import { allocMem, freeMem } from './rma/alloc-mem.js';
@@ -173,7 +173,7 @@ export const MPI = {
   Alloc_mem: allocMem,
   /** The address of a buffer's first byte (for dynamic windows and MPI_Aint arithmetic). */
   Get_address: (location: BufferLike): number =>
-    addon.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
+    memoryAddress.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
       : new Uint8Array(location)),
   Free_mem: freeMem,
 } as const;

@@ -1,7 +1,7 @@
 import { Datatype, Datatypes, type ElementKind } from './datatype.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
-import { addon } from '../native/addon.js';
+import { REDUCE_ELEMENTS, REDUCE_OPS, reduceKernels } from '../mpid/reduce-kernels.js';
 import type { TypedArray, UserFunction } from './types.js';
 
 /**
@@ -90,7 +90,7 @@ export class Op {
       const opCode = NATIVE_OPS[this.name];
       const kindCode = NATIVE_KINDS[dt.kind];
       if (opCode !== undefined && kindCode !== undefined) {
-        addon.reduce(opCode, kindCode, inBytes, inoutBytes, n);
+        reduceKernels.reduce(opCode, kindCode, inBytes, inoutBytes, n);
         return;
       }
     }
@@ -136,17 +136,16 @@ const CTORS: Record<string, { new(b: ArrayBufferLike, off: number, n: number): N
 } as any;
 
 /**
- * Native kernels (native/src/reduce.cc, vectorised by the compiler: SCI-MPICH's SIMD kernels)
- * take over from this many elements; below, the call (~0.2 µs) costs more than the JS loop.
+ * Native kernels (mpid/reduce-kernels.ts: SCI-MPICH's SIMD kernels) take over from this many
+ * elements; below, the call (~0.2 µs) costs more than the JS loop.
  */
 const NATIVE_REDUCE_MIN = 256;
 const NATIVE_OPS: Readonly<Record<string, number>> = {
-  'MPI.SUM': 0, 'MPI.PROD': 1, 'MPI.MAX': 2, 'MPI.MIN': 3, 'MPI.LAND': 4, 'MPI.LOR': 5, 'MPI.LXOR': 6,
-  'MPI.BAND': 7, 'MPI.BOR': 8, 'MPI.BXOR': 9,
+  'MPI.SUM': REDUCE_OPS.SUM, 'MPI.PROD': REDUCE_OPS.PROD, 'MPI.MAX': REDUCE_OPS.MAX, 'MPI.MIN': REDUCE_OPS.MIN,
+  'MPI.LAND': REDUCE_OPS.LAND, 'MPI.LOR': REDUCE_OPS.LOR, 'MPI.LXOR': REDUCE_OPS.LXOR, 'MPI.BAND': REDUCE_OPS.BAND,
+  'MPI.BOR': REDUCE_OPS.BOR, 'MPI.BXOR': REDUCE_OPS.BXOR,
 };
-const NATIVE_KINDS: Readonly<Partial<Record<ElementKind, number>>> = {
-  int8: 0, uint8: 1, int16: 2, uint16: 3, int32: 4, uint32: 5, int64: 6, uint64: 7, float32: 8, float64: 9, bool: 10,
-};
+const NATIVE_KINDS: Readonly<Partial<Record<ElementKind, number>>> = REDUCE_ELEMENTS;
 
 /** A typed view of `count` elements over the bytes; a copy when the bytes are misaligned. */
 function view(bytes: Uint8Array, count: number, kind: ElementKind, _inout: boolean): Numeric {

@@ -1,5 +1,5 @@
 import { copyBytes } from '../../common/copy.js';
-import { addon } from '../../native/addon.js';
+import { packKernels } from '../../mpid/pack-kernels.js';
 import type { Leaf, Node, Rep } from './flatten.js';
 
 /**
@@ -65,8 +65,8 @@ export class Copy {
    * offset packed + i*len. One native strided copy instead of a JS call per block.
    */
   blocks(mem: number, packed: number, len: number, count: number, stride: number): void {
-    if (this.toPacked) addon.stridedCopy(this.user, this.origin + mem, stride, this.packed, this.at + packed, len, len, count);
-    else addon.stridedCopy(this.packed, this.at + packed, len, this.user, this.origin + mem, stride, len, count);
+    if (this.toPacked) packKernels.stridedCopy(this.user, this.origin + mem, stride, this.packed, this.at + packed, len, len, count);
+    else packKernels.stridedCopy(this.packed, this.at + packed, len, this.user, this.origin + mem, stride, len, count);
   }
 }
 

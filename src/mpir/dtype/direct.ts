@@ -1,5 +1,5 @@
 import type { PackedData } from '../../mpid/device.js';
-import { addon } from '../../native/addon.js';
+import { memoryAddress } from '../../mpid/memory-address.js';
 import type { Datatype } from '../datatype.js';
 import { walk } from './cursor.js';
 
@@ -31,7 +31,7 @@ export class DirectData implements PackedData {
   }
 
   iovecs(len: number): Float64Array {
-    const base = addon.addressOf(this.user);
+    const base = memoryAddress.addressOf(this.user);
     let n = 0;
     let lastEnd = -1;
     walk(this.datatype.nodesFor(this.count), 0, 0, 0, len, (mem, _packed, pieceLen) => {
