@@ -40,7 +40,7 @@ function takeCtx(comm: Comm, call: string, agreed: number, span = 2): number {
   return agreed;
 }
 
-/** This process's next free context id: what it contributes to an agreement (topo.ts, intercomm.ts). */
+/** This process's next free context id: what it contributes to an agreement (topo/, intercomm.ts). */
 export function nextFreeCtx(): number {
   return nextCtx;
 }

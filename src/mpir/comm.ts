@@ -144,13 +144,13 @@ export class Comm {
     return freeKeyval(failStatic, keyval);
   }
 
-  /** MPI.CART, MPI.GRAPH or MPI.DIST_GRAPH for a topology communicator (topo.ts), else MPI.UNDEFINED. */
+  /** MPI.CART, MPI.GRAPH or MPI.DIST_GRAPH for a topology communicator (topo/), else MPI.UNDEFINED. */
   Get_topology(): number {
     this.live('Get_topology');
     return UNDEFINED;
   }
 
-  /** @internal The live core, for the constructors of topo.ts and intercomm.ts. */
+  /** @internal The live core, for the constructors of topo/ and intercomm.ts. */
   coreFor(call: string): CommCore {
     return this.live(call);
   }
@@ -540,7 +540,7 @@ export class Comm {
     this.checkInfoArg('Dup', info);
     const dup = this.made(dupComm(this, core));
     this.inherit(dup, info);
-    // A communicator of the receiver's class: topo.ts and intercomm.ts override Dup for theirs.
+    // A communicator of the receiver's class: topo/ and intercomm.ts override Dup for theirs.
     return dup as unknown as this;
   }
 

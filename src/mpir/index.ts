@@ -11,7 +11,7 @@ export { Datatype } from './datatype.js';
 export { Info } from './info.js';
 export { Win } from './rma/win.js';
 export { Intercomm } from './intercomm.js';
-export { Cartcomm, Graphcomm, Distgraphcomm } from './topo.js';
+export { Cartcomm, Graphcomm, Distgraphcomm } from './topo/index.js';
 export type { CopyFn, DeleteFn } from './attributes.js';
 export type {
   BufferLike, BufSpec, BufSpecV, BufSpecW, InPlace, InfoArg, IntList, Reduced, ReduceFunction, TargetSpec, TypedArray,

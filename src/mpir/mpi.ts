@@ -21,7 +21,7 @@ import { IN_PLACE } from './in-place.js';
 import { KEYVAL_INVALID, deleteAttrsAtFinalize } from './attributes.js';
 import { INFO_NULL, Info, MAX_INFO_KEY, MAX_INFO_VAL } from './info.js';
 import { Intercomm } from './intercomm.js';
-import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo.js';
+import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo/index.js';
 import type { BufferLike } from './types.js';
 
 const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorClass } from '../../../src/mpir/error-classes.js';
 import { MPIException } from '../../../src/mpir/exception.js';
-import { computeDims } from '../../../src/mpir/topo.js';
+import { computeDims } from '../../../src/mpir/topo/compute-dims.js';
 
 /**
  * The reference: every way to fill the zero entries with factors of what is left (brute force
