@@ -1,4 +1,3 @@
-import { DIRECT_PACK } from '../mpid/config.js';
 import v8 from 'node:v8';
 import { MODE_BUFFERED, MODE_READY, MODE_STANDARD, MODE_SYNC, type CoreRequest } from '../mpid/index.js';
 import type { World } from '../mpid/world.js';
@@ -6,8 +5,7 @@ import { abortJob } from './abort.js';
 import {
   type CopyFn, type DeleteFn, copyAttrs, createKeyval, deleteAllAttrs, deleteAttr, freeKeyval, getAttr, setAttr,
 } from './attributes.js';
-import { bsendBuffer } from './bsend.js';
-import { BufferSpec, type NonContiguous, decodeBuffer, describe, expectUnpack, finishUnpack } from './buffer.js';
+import { describe } from './buffer.js';
 import {
   commGroup, compareComms, createComm, createGroupComm, dupComm, freeComm, splitComm, splitTypeComm,
 } from './comm-manage.js';
@@ -21,7 +19,8 @@ import { Errhandler } from './errhandler.js';
 import { INFO_NULL, type Info, checkInfo, copyHints, getHints, setHints } from './info.js';
 import { MPIException } from './exception.js';
 import type { Group } from './group.js';
-import { Message, ObjectRequest, Prequest, Request, fillEmpty, fillStatus, truncationMessage } from './request.js';
+import * as p2p from './p2p.js';
+import { type Message, ObjectRequest, Prequest, Request } from './request.js';
 import { runtime } from './runtime.js';
 import { Status } from './status.js';
 import type { BufSpec, BufSpecV, BufSpecW, InPlace, InfoArg, IntList, Reduced, ReduceFunction } from './types.js';
@@ -35,16 +34,6 @@ export interface CommCore {
   /** Context id of point-to-point traffic; internal collective traffic uses ctx + 1. */
   readonly ctx: number;
 }
-
-const scratchSend = new BufferSpec();
-const scratchRecv = new BufferSpec();
-/**
- * Non-contiguous datatypes in point-to-point: moved directly by the devices (TSMPI_DIRECT_PACK=1),
- * or packed into / unpacked from a temporary buffer (0, for comparison). Buffered sends always
- * pack: the attached buffer holds the packed copy.
- */
-const SEND_NONCONTIGUOUS: NonContiguous = DIRECT_PACK.read() ? 'direct' : 'pack';
-const RECV_NONCONTIGUOUS: NonContiguous = DIRECT_PACK.read() ? 'direct' : 'unpack';
 
 /**
  * A communicator, mpi4py-style. The predefined COMM_WORLD and COMM_SELF exist before Init (as
@@ -172,131 +161,53 @@ export class Comm {
     return abortJob(1, `tsmpi: rank ${rank}: fatal error (MPI.ERRORS_ARE_FATAL): ${exception.message}`);
   }
 
-  // ------------------------------------------------------------ argument checks
-
-  private checkDest(call: string, core: CommCore, dest: number): void {
-    if (Number.isInteger(dest) && ((dest >= 0 && dest < core.size) || dest === PROC_NULL)) return;
-    this.fail(call, ErrorClass.ERR_RANK, `dest ${String(dest)} is out of range for a communicator of size ${core.size} ` +
-      `(expected 0..${core.size - 1} or MPI.PROC_NULL)`);
-  }
-
-  private checkSource(call: string, core: CommCore, source: number): void {
-    if (Number.isInteger(source) && ((source >= 0 && source < core.size) || source === ANY_SOURCE || source === PROC_NULL)) return;
-    this.fail(call, ErrorClass.ERR_RANK, `source ${String(source)} is out of range for a communicator of size ${core.size} ` +
-      `(expected 0..${core.size - 1}, MPI.ANY_SOURCE or MPI.PROC_NULL)`);
-  }
-
-  private checkTag(call: string, tag: number, anyAllowed: boolean): void {
-    if (Number.isInteger(tag) && ((tag >= 0 && tag <= TAG_UB_VALUE) || (anyAllowed && tag === ANY_TAG))) return;
-    this.fail(call, ErrorClass.ERR_TAG, `tag ${String(tag)} is invalid (expected 0..${TAG_UB_VALUE}` +
-      `${anyAllowed ? ' or MPI.ANY_TAG' : ''})`);
-  }
-
-  /** Sends decode with 'pack', receives with 'unpack' (derived datatypes, buffer.ts). */
-  private decode(call: string, buf: unknown, spec: BufferSpec, what: string, nonContiguous: NonContiguous): Uint8Array {
-    if (!decodeBuffer(buf, spec, nonContiguous)) this.fail(call, spec.errorClass, `${what}: ${spec.error}`);
-    return spec.bytes;
-  }
-
   // ----------------------------------------------------------- point-to-point
-
-  /** Starts a send; null for MPI.PROC_NULL (nothing to do). */
-  private startSend(call: string, buf: unknown, dest: number, tag: number, mode: number): CoreRequest | null {
-    const core = this.live(call);
-    this.checkDest(call, core, dest);
-    this.checkTag(call, tag, false);
-    let bytes = this.decode(call, buf, scratchSend, 'buf', mode === MODE_BUFFERED ? 'pack' : SEND_NONCONTIGUOUS);
-    if (dest === PROC_NULL) return null;
-    if (mode === MODE_BUFFERED) {
-      try {
-        bytes = bsendBuffer.reserve(bytes);
-      } catch (e) {
-        this.fail(call, (e as MPIException).error_class, (e as MPIException).message);
-      }
-      const r = this.world.engine.isend(bytes, core.worldRanks[dest]!, core.ctx, core.rank, tag, MODE_STANDARD);
-      bsendBuffer.track(r, bytes.length);
-      return null;
-    }
-    return this.world.engine.isend(bytes, core.worldRanks[dest]!, core.ctx, core.rank, tag, mode, scratchSend.packed);
-  }
-
-  /** Posts a receive; null for MPI.PROC_NULL. */
-  private startRecv(call: string, buf: unknown, source: number, tag: number): CoreRequest | null {
-    const core = this.live(call);
-    this.checkSource(call, core, source);
-    this.checkTag(call, tag, true);
-    const bytes = this.decode(call, buf, scratchRecv, 'buf', RECV_NONCONTIGUOUS);
-    if (source === PROC_NULL) return null;
-    const r = this.world.engine.irecv(bytes, core.ctx, source, tag, scratchRecv.packed);
-    expectUnpack(r, scratchRecv);
-    return r;
-  }
-
-  private completeSend(r: CoreRequest | null): void {
-    if (r === null) return;
-    const world = this.world;
-    world.progress.wait(r);
-    world.engine.free(r);
-  }
-
-  private completeRecv(call: string, r: CoreRequest | null, status: Status | undefined): void {
-    if (r === null) {
-      if (status) fillEmpty(status);
-      return;
-    }
-    const world = this.world;
-    world.progress.wait(r);
-    if (status) fillStatus(status, r);
-    finishUnpack(r);
-    const truncation = r.truncated ? truncationMessage(r) : null;
-    world.engine.free(r);
-    if (truncation !== null) this.fail(call, ErrorClass.ERR_TRUNCATE, truncation);
-  }
+  // The work is in p2p.ts; these are the standard's names, argument order and defaults.
 
   /** Blocking standard-mode send. */
   Send(buf: BufSpec, dest: number, tag = 0): void {
-    this.completeSend(this.startSend('Send', buf, dest, tag, MODE_STANDARD));
+    p2p.completeSend(p2p.startSend(this, 'Send', buf, dest, tag, MODE_STANDARD));
   }
 
   /** Blocking synchronous send: returns once the receive has matched. */
   Ssend(buf: BufSpec, dest: number, tag = 0): void {
-    this.completeSend(this.startSend('Ssend', buf, dest, tag, MODE_SYNC));
+    p2p.completeSend(p2p.startSend(this, 'Ssend', buf, dest, tag, MODE_SYNC));
   }
 
   /** Blocking buffered send: copies into the buffer of MPI.Attach_buffer and returns. */
   Bsend(buf: BufSpec, dest: number, tag = 0): void {
-    this.startSend('Bsend', buf, dest, tag, MODE_BUFFERED);
+    p2p.startSend(this, 'Bsend', buf, dest, tag, MODE_BUFFERED);
   }
 
   /** Blocking ready send (the receive must already be posted; sent as a standard send). */
   Rsend(buf: BufSpec, dest: number, tag = 0): void {
-    this.completeSend(this.startSend('Rsend', buf, dest, tag, MODE_READY));
+    p2p.completeSend(p2p.startSend(this, 'Rsend', buf, dest, tag, MODE_READY));
   }
 
   /** Blocking receive. */
   Recv(buf: BufSpec, source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): void {
-    this.completeRecv('Recv', this.startRecv('Recv', buf, source, tag), status);
+    p2p.completeRecv(this, 'Recv', p2p.startRecv(this, 'Recv', buf, source, tag), status);
   }
 
   Isend(buf: BufSpec, dest: number, tag = 0): Request {
-    return this.request(this.startSend('Isend', buf, dest, tag, MODE_STANDARD));
+    return this.request(p2p.startSend(this, 'Isend', buf, dest, tag, MODE_STANDARD));
   }
 
   Issend(buf: BufSpec, dest: number, tag = 0): Request {
-    return this.request(this.startSend('Issend', buf, dest, tag, MODE_SYNC));
+    return this.request(p2p.startSend(this, 'Issend', buf, dest, tag, MODE_SYNC));
   }
 
   Ibsend(buf: BufSpec, dest: number, tag = 0): Request {
-    this.startSend('Ibsend', buf, dest, tag, MODE_BUFFERED);
+    p2p.startSend(this, 'Ibsend', buf, dest, tag, MODE_BUFFERED);
     return Request.procNull(this);
   }
 
   Irsend(buf: BufSpec, dest: number, tag = 0): Request {
-    return this.request(this.startSend('Irsend', buf, dest, tag, MODE_READY));
+    return this.request(p2p.startSend(this, 'Irsend', buf, dest, tag, MODE_READY));
   }
 
   Irecv(buf: BufSpec, source: number = ANY_SOURCE, tag: number = ANY_TAG): Request {
-    return this.request(this.startRecv('Irecv', buf, source, tag));
+    return this.request(p2p.startRecv(this, 'Irecv', buf, source, tag));
   }
 
   private request(core: CoreRequest | null): Request {
@@ -304,163 +215,73 @@ export class Comm {
   }
 
   Send_init(buf: BufSpec, dest: number, tag = 0): Prequest {
-    this.startCheck('Send_init', buf, dest, tag);
-    return new Prequest(this, () => this.startSend('Send_init', buf, dest, tag, MODE_STANDARD));
+    p2p.checkSendArgs(this, 'Send_init', buf, dest, tag);
+    return new Prequest(this, () => p2p.startSend(this, 'Send_init', buf, dest, tag, MODE_STANDARD));
   }
 
   Ssend_init(buf: BufSpec, dest: number, tag = 0): Prequest {
-    this.startCheck('Ssend_init', buf, dest, tag);
-    return new Prequest(this, () => this.startSend('Ssend_init', buf, dest, tag, MODE_SYNC));
+    p2p.checkSendArgs(this, 'Ssend_init', buf, dest, tag);
+    return new Prequest(this, () => p2p.startSend(this, 'Ssend_init', buf, dest, tag, MODE_SYNC));
   }
 
   Bsend_init(buf: BufSpec, dest: number, tag = 0): Prequest {
-    this.startCheck('Bsend_init', buf, dest, tag);
-    return new Prequest(this, () => this.startSend('Bsend_init', buf, dest, tag, MODE_BUFFERED));
+    p2p.checkSendArgs(this, 'Bsend_init', buf, dest, tag);
+    return new Prequest(this, () => p2p.startSend(this, 'Bsend_init', buf, dest, tag, MODE_BUFFERED));
   }
 
   Rsend_init(buf: BufSpec, dest: number, tag = 0): Prequest {
-    this.startCheck('Rsend_init', buf, dest, tag);
-    return new Prequest(this, () => this.startSend('Rsend_init', buf, dest, tag, MODE_READY));
+    p2p.checkSendArgs(this, 'Rsend_init', buf, dest, tag);
+    return new Prequest(this, () => p2p.startSend(this, 'Rsend_init', buf, dest, tag, MODE_READY));
   }
 
   Recv_init(buf: BufSpec, source: number = ANY_SOURCE, tag: number = ANY_TAG): Prequest {
-    const core = this.live('Recv_init');
-    this.checkSource('Recv_init', core, source);
-    this.checkTag('Recv_init', tag, true);
-    this.decode('Recv_init', buf, scratchRecv, 'buf', 'direct');
-    return new Prequest(this, () => this.startRecv('Recv_init', buf, source, tag));
-  }
-
-  /** Validates a persistent send's arguments at creation, as MPI reports errors there. */
-  private startCheck(call: string, buf: unknown, dest: number, tag: number): void {
-    const core = this.live(call);
-    this.checkDest(call, core, dest);
-    this.checkTag(call, tag, false);
-    this.decode(call, buf, scratchSend, 'buf', 'direct');
+    p2p.checkRecvArgs(this, 'Recv_init', buf, source, tag);
+    return new Prequest(this, () => p2p.startRecv(this, 'Recv_init', buf, source, tag));
   }
 
   /** Sends and receives at once; the two may not overlap in memory. */
   Sendrecv(sendbuf: BufSpec, dest: number, sendtag = 0, recvbuf: BufSpec, source: number = ANY_SOURCE,
            recvtag: number = ANY_TAG, status?: Status): void {
-    const r = this.startRecv('Sendrecv', recvbuf, source, recvtag);
-    const s = this.startSend('Sendrecv', sendbuf, dest, sendtag, MODE_STANDARD);
-    this.completeSend(s);
-    this.completeRecv('Sendrecv', r, status);
+    const r = p2p.startRecv(this, 'Sendrecv', recvbuf, source, recvtag);
+    const s = p2p.startSend(this, 'Sendrecv', sendbuf, dest, sendtag, MODE_STANDARD);
+    p2p.completeSend(s);
+    p2p.completeRecv(this, 'Sendrecv', r, status);
   }
 
   /** Sends the buffer's content and replaces it with the received message. */
   Sendrecv_replace(buf: BufSpec, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
                    status?: Status): void {
-    const core = this.live('Sendrecv_replace');
-    const bytes = this.decode('Sendrecv_replace', buf, scratchSend, 'buf', 'pack');
-    const copy = bytes.slice();
-    // A non-contiguous type decodes to packed bytes already: they go as they are.
-    const spec = scratchSend.datatype.contiguous ? [copy, scratchSend.count, scratchSend.datatype] : copy;
-    const r = this.startRecv('Sendrecv_replace', buf, source, recvtag);
-    const s = this.startSend('Sendrecv_replace', spec, dest, sendtag, MODE_STANDARD);
-    void core;
-    this.completeSend(s);
-    this.completeRecv('Sendrecv_replace', r, status);
+    p2p.sendrecvReplace(this, buf, dest, sendtag, source, recvtag, status);
   }
 
   /** Blocks until a matching message can be received; fills status. */
   Probe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): true {
-    const core = this.live('Probe');
-    this.checkSource('Probe', core, source);
-    this.checkTag('Probe', tag, true);
-    if (source === PROC_NULL) {
-      if (status) fillEmpty(status);
-      return true;
-    }
-    const world = this.world;
-    for (;;) {
-      const u = world.engine.probe(core.ctx, source, tag);
-      if (u !== null) {
-        if (status) fillProbeStatus(status, u);
-        return true;
-      }
-      world.progress.step();
-    }
+    return p2p.probe(this, 'Probe', source, tag, status, true) as true;
   }
 
   /** Whether a matching message can be received now; fills status if so. */
   Iprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): boolean {
-    const core = this.live('Iprobe');
-    this.checkSource('Iprobe', core, source);
-    this.checkTag('Iprobe', tag, true);
-    if (source === PROC_NULL) {
-      if (status) fillEmpty(status);
-      return true;
-    }
-    const world = this.world;
-    let u = world.engine.probe(core.ctx, source, tag);
-    if (u === null) {
-      world.engine.progress();
-      u = world.engine.probe(core.ctx, source, tag);
-    }
-    if (u === null) return false;
-    if (status) fillProbeStatus(status, u);
-    return true;
+    return p2p.probe(this, 'Iprobe', source, tag, status, false);
   }
 
   /** Blocks until a matching message arrives and takes it off the queue for Message.Recv. */
   Mprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message {
-    const core = this.live('Mprobe');
-    this.checkSource('Mprobe', core, source);
-    this.checkTag('Mprobe', tag, true);
-    if (source === PROC_NULL) {
-      if (status) fillEmpty(status);
-      return new Message(null, this, true);
-    }
-    const world = this.world;
-    for (;;) {
-      const u = world.engine.mprobe(core.ctx, source, tag);
-      if (u !== null) {
-        if (status) fillProbeStatus(status, u);
-        return new Message(u, this);
-      }
-      world.progress.step();
-    }
+    return p2p.mprobe(this, 'Mprobe', source, tag, status, true)!;
   }
 
   /** Like Mprobe, but returns null at once when no message matches yet. */
   Improbe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message | null {
-    const core = this.live('Improbe');
-    this.checkSource('Improbe', core, source);
-    this.checkTag('Improbe', tag, true);
-    if (source === PROC_NULL) {
-      if (status) fillEmpty(status);
-      return new Message(null, this, true);
-    }
-    const world = this.world;
-    let u = world.engine.mprobe(core.ctx, source, tag);
-    if (u === null) {
-      world.engine.progress();
-      u = world.engine.mprobe(core.ctx, source, tag);
-    }
-    if (u === null) return null;
-    if (status) fillProbeStatus(status, u);
-    return new Message(u, this);
+    return p2p.mprobe(this, 'Improbe', source, tag, status, false);
   }
 
   /** @internal Message.Recv */
   receiveMatched(message: Message, buf: unknown, status: Status | undefined, call: string): void {
-    this.completeRecv(`Message.${call}`, this.startMatched(message, buf, call), status);
+    p2p.completeRecv(this, `Message.${call}`, p2p.startMatched(this, message, buf, call), status);
   }
 
   /** @internal Message.Irecv */
   receiveMatchedNonblocking(message: Message, buf: unknown): Request {
-    return this.request(this.startMatched(message, buf, 'Irecv'));
-  }
-
-  private startMatched(message: Message, buf: unknown, call: string): CoreRequest | null {
-    this.live(`Message.${call}`);
-    const bytes = this.decode(`Message.${call}`, buf, scratchRecv, 'buf', RECV_NONCONTIGUOUS);
-    const entry = message.take(call);
-    if (entry === null) return null;
-    const r = this.world.engine.irecvMatched(bytes, entry, scratchRecv.packed);
-    expectUnpack(r, scratchRecv);
-    return r;
+    return this.request(p2p.startMatched(this, message, buf, 'Irecv'));
   }
 
   // ------------------------------------------------------------ object forms
@@ -492,8 +313,8 @@ export class Comm {
   /** A request that yields the received value (await it, or wait(); or Wait then result()). */
   irecv<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG): ObjectRequest<T> {
     const core = this.live('irecv');
-    this.checkSource('irecv', core, source);
-    this.checkTag('irecv', tag, true);
+    p2p.checkSource(this, 'irecv', core, source);
+    p2p.checkTag(this, 'irecv', tag, true);
     const r = source === PROC_NULL ? null : this.world.engine.irecvAllocating(core.ctx, source, tag);
     return new ObjectRequest<T>(r, this);
   }
@@ -714,14 +535,6 @@ export class Comm {
 
 function failStatic(call: string, errorClass: number, message: string): never {
   throw new MPIException(errorClass, `MPI.Comm.${call}: ${message}`);
-}
-
-function fillProbeStatus(status: Status, u: { src: number; tag: number; len: number }): void {
-  status.source = u.src;
-  status.tag = u.tag;
-  status.count = u.len;
-  status.error = 0;
-  status.cancelled = false;
 }
 
 /** A communicator within one group of processes. */
