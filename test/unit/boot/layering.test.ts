@@ -1,15 +1,23 @@
 // The layering issue 14 asks for, read from the sources: mpid imports no device, nothing of
 // mpir and not the bootstrap; a device imports nothing of mpir, of the bootstrap or of another
-// device; no device names mpid's packet types or header words; no file under src/mpid,
-// src/ch_*, src/sisci or src/boot is over 700 lines.
+// device; mpir imports nothing of the native addon, of sisci or of a device (it reaches them
+// only through mpid); no device names mpid's packet types or header words; no file under src/
+// is over 700 lines; and no module of the build imports itself through a runtime cycle.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { ROOT } from '../../helpers.js';
+import { DIST, ROOT } from '../../helpers.js';
 
 const SRC = path.join(ROOT, 'src');
+/**
+ * Exceptions while the one-sided work (issue 14 part 4: windows move from src/mpir/rma into
+ * src/osc) is under way in parallel: win.ts still imports the addon and is over 700 lines.
+ * Remove both when the osc work merges.
+ */
+const RMA_UNTIL_OSC_MERGES = path.join('mpir', 'rma') + path.sep;
+const LONG_UNTIL_OSC_MERGES = [path.join('mpir', 'rma', 'win.ts')];
 const DEVICES = fs.readdirSync(SRC).filter((d) => d.startsWith('ch_'));
 
 function files(dir: string): string[] {
@@ -17,11 +25,17 @@ function files(dir: string): string[] {
     .filter((f) => f.endsWith('.ts')).map((f) => path.join(dir, f));
 }
 
-/** The top-level folders of src that `file` imports from. */
+/**
+ * The top-level folders of src that `file` imports from: `import ... from`, `export ... from`,
+ * a bare `import '...'` and a dynamic `import('...')`.
+ */
 function importedLayers(file: string): string[] {
-  const text = fs.readFileSync(path.join(SRC, file), 'utf8');
+  return layersIn(fs.readFileSync(path.join(SRC, file), 'utf8'), file);
+}
+
+function layersIn(text: string, file: string): string[] {
   const layers: string[] = [];
-  for (const m of text.matchAll(/from '(\.[^']+)'/g)) {
+  for (const m of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.[^']+)'/g)) {
     const target = path.relative(SRC, path.resolve(path.dirname(path.join(SRC, file)), m[1]!));
     layers.push(target.split(path.sep)[0]!);
   }
@@ -56,13 +70,82 @@ describe('layering of mpid and the devices', () => {
       }
     }
   });
+});
 
-  it('no file of mpid, the devices, sisci or boot is over 700 lines', () => {
-    for (const dir of ['mpid', 'sisci', 'boot', ...DEVICES]) {
-      for (const f of files(dir)) {
-        const lines = fs.readFileSync(path.join(SRC, f), 'utf8').split('\n').length;
-        assert.ok(lines <= 700, `${f} has ${lines} lines`);
-      }
+describe('sizes of the sources', () => {
+  it('no file in src is over 700 lines (one-sided windows excepted until the osc work merges)', () => {
+    const all = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    assert.ok(all.length > 100, `only ${all.length} sources found under ${SRC}`);
+    for (const f of all) {
+      if (LONG_UNTIL_OSC_MERGES.includes(f)) continue;
+      const lines = fs.readFileSync(path.join(SRC, f), 'utf8').split('\n').length;
+      assert.ok(lines <= 700, `${f} has ${lines} lines`);
     }
+  });
+});
+
+describe('layering of mpir', () => {
+  it('mpir imports nothing of the native addon, of sisci or of a device (src/mpir/rma excepted until the osc work merges)', () => {
+    const checked = files('mpir').filter((f) => !f.startsWith(RMA_UNTIL_OSC_MERGES));
+    assert.ok(checked.length > 40, `only ${checked.length} files of mpir checked`);
+    for (const f of checked) {
+      const bad = importedLayers(f).filter((l) => l.startsWith('ch_') || ['native', 'sisci'].includes(l));
+      assert.deepEqual(bad, [], `${f} imports ${bad.join(', ')}: reach them through an mpid module (e.g. mpid/pack-kernels.ts)`);
+    }
+  });
+
+  it('sees every form of import', () => {
+    const text = "import { a } from '../native/addon.js';\nexport { b } from '../ch_sci/x.js';\nimport '../sisci/y.js';\n" +
+      "const c = () => import('../mpid/z.js');\nimport type { D } from './own.js';\n";
+    assert.deepEqual(layersIn(text, path.join('mpir', 'probe.ts')), ['native', 'ch_sci', 'sisci', 'mpid', 'mpir']);
+  });
+});
+
+/** The relative imports of a compiled module (type-only imports are gone from the JavaScript). */
+function runtimeImports(text: string, file: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*(?:import\s*'(\.[^']+)'|(?:import|export)\b[^;'`]*?\bfrom\s*'(\.[^']+)')/gm)) {
+    out.push(path.resolve(path.dirname(file), (m[1] ?? m[2])!));
+  }
+  return out;
+}
+
+/** Every cycle a depth-first walk of `graph` closes, as 'a -> b -> a'. */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const cycles: string[] = [];
+  const visit = (m: string): void => {
+    state.set(m, 'open');
+    stack.push(m);
+    for (const d of graph.get(m) ?? []) {
+      if (!graph.has(d)) continue;
+      if (state.get(d) === 'open') cycles.push(stack.slice(stack.indexOf(d)).concat(d).join(' -> '));
+      else if (!state.has(d)) visit(d);
+    }
+    stack.pop();
+    state.set(m, 'done');
+  };
+  for (const m of graph.keys()) if (!state.has(m)) visit(m);
+  return cycles;
+}
+
+describe('runtime imports of the build', () => {
+  it('reads the imports of compiled JavaScript and finds a cycle among them', () => {
+    const js = "import { a } from './a.js';\nimport {\n  b,\n  c,\n} from '../b.js';\nexport { d } from './d.js';\n" +
+      "import './e.js';\nexport const f = './not-an-import.js';\n";
+    assert.deepEqual(runtimeImports(js, '/x/m.js'), ['/x/a.js', '/b.js', '/x/d.js', '/x/e.js']);
+    const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a', 'd']], ['d', []]]);
+    assert.deepEqual(cyclesOf(graph), ['a -> b -> c -> a']);
+  });
+
+  it('form no cycle in dist/src (in a cycle, evaluation order decides what a module sees)', () => {
+    const root = path.join(DIST, 'src');
+    const modules = fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))
+      .map((f) => path.join(root, f));
+    assert.ok(modules.length > 100, `only ${modules.length} modules under ${root}: build first (npx tsc)`);
+    const graph = new Map(modules.map((m) => [path.relative(root, m), runtimeImports(fs.readFileSync(m, 'utf8'), m)
+      .map((d) => path.relative(root, d))]));
+    assert.deepEqual(cyclesOf(graph), []);
   });
 });
