@@ -1,7 +1,9 @@
 /**
  * tsmpi's RMA lock library (issue 7): locks built only on the public RMA API, in families
- * (baseline, paper: research 001; spin, numa: research 000 ch. 2/5; cohort: research 000 §5.4),
+ * (baseline, paper: research 001; spin, numa: research 000 ch. 2/5; cohort: research 000 §2.9),
  * and the lock-free queue of research 002 (./queue). `lockSpec(name)` finds one by name.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { WIN_LOCK } from './baseline/win-lock.js';
 import { COHORT_LOCKS } from './cohort/index.js';

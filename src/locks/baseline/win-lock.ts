@@ -3,10 +3,12 @@ import type { LockContext } from '../context.js';
 import { type Lock, LockStats, type LockSpec } from '../lock.js';
 
 /**
- * The "MPI" baseline of the thesis (§2.2): MPI_Win_lock(EXCLUSIVE) on a one-byte window at
+ * The "MPI" baseline of the thesis (research 000 §2.2): MPI_Win_lock(EXCLUSIVE) on a one-byte window at
  * the master (rank 0). MPI lets Lock return before the lock is held (it may be deferred to the
  * first operation), so acquire issues a one-byte Get and flushes it. A library lock: its
  * contention cannot be counted from outside, so stats stay 0.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 export class WinLock implements Lock {
   readonly name = 'mpi-win-lock';
@@ -36,7 +38,7 @@ export class WinLock implements Lock {
 export const WIN_LOCK: LockSpec = {
   name: 'mpi-win-lock',
   family: 'baseline',
-  description: 'MPI_Win_lock(EXCLUSIVE) at rank 0 + 1-byte Get + Flush (thesis §2.2)',
+  description: 'MPI_Win_lock(EXCLUSIVE) at rank 0 + 1-byte Get + Flush (research 000 §2.2)',
   rw: false,
   tryable: false,
   hierarchical: false,

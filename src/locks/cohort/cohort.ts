@@ -1,5 +1,5 @@
 /**
- * The cohort-lock framework (research 000 §2.9, Fig. 5.3; §6.2): a global lock over RMA (all
+ * The cohort-lock framework (research 000 §2.9, §6.2; thesis Fig. 5.3): a global lock over RMA (all
  * ranks) × one local lock per node (node-shared memory, Atomics), with cohort detection.
  *
  *   acquire(): status = local.acquire(); if status == 0 (ACQUIRE_GLOBAL) global.acquire()
@@ -7,7 +7,7 @@
  *              if (!alone && may) local.release(passes + 1)      // pass inside the node
  *              else { global.release(); local.release(0) }        // global before local
  *
- * The pass counter, one of the four variants of §2.9 (parameter `counter`):
+ * The pass counter, one of the four variants of 000 §2.9 (parameter `counter`):
  *   0 inline (Opt. 3, default, = 2-level HMCS): the count is the status the local lock hands over.
  *   1 global ([DMS12]): one Int32 at rank 0 in an RMA window, Get/Put + Flush by the holder.
  *   2 node (Opt. 1): one Int32 per node, on the node leader, reached by RMA Get/Put + Flush.
@@ -27,6 +27,8 @@
  *
  * Deviations: MAX_LOCAL_PASSES is a parameter; TKT/TTS/Hemlock-by-id locals carry the count in
  * their status word as well (the thesis folded it into the [DMS12] top-granted flag for TKT).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI, type Datatype } from '../../index.js';
 import { type LockContext, LockWindow, NodeSharedWindow, WindowLayout } from '../context.js';

@@ -6,7 +6,7 @@
  * (the "main process"). acquire: Compare_and_swap(1 over 0) + Flush(0); on failure back off
  * (Backoff, default 1..32 pauses; the thesis spun 1..2^8 ns with Iprobe, but one pause here is an
  * Iprobe of a microsecond or a nap, so its nanosecond range maps to a few pauses) and retry. release: Accumulate(REPLACE 0) + Flush(0). TAS, not TTS: remote test reads cost more
- * than they save (§2.9).
+ * than they save (000 §2.9).
  *
  * TKT ([repo] TktLock, Fig. 5.4): Int32 `next` and `serving` at rank 0, each on its own line.
  * acquire: Fetch_and_op(SUM 1, next) + Flush(0), then poll Fetch_and_op(NO_OP, serving) +
@@ -14,7 +14,7 @@
  * release does not need the ticket, so the lock is thread-oblivious.
  *
  * MCS (Opt. 4; [repo] McsLockTwoSidedWithCohortDetection, built on the optimised dash::Mutex
- * p2p MCS of §2.4): one queue node per NODE, in node-shared memory on the node's leader
+ * p2p MCS of 000 §2.4): one queue node per NODE, in node-shared memory on the node's leader
  * ("local master"); `tail` at rank 0 holds the queue id = the leader's rank. The leaders'
  * parts of a NodeSharedWindow are re-exposed to all ranks with Win.Create (the [repo]'s
  * allocate_per_node), so remote ranks Put into them while node-mates read them directly.
@@ -28,9 +28,9 @@
  *     until next != -1; Send(status byte, succ).
  *
  * Deviations: the registration in the predecessor's `next` is an atomic Fetch_and_op(REPLACE)
- * (dash::Mutex's original form, Fig. 4.3), not the thesis' optimised Put (§2.4 step 3): the
+ * (dash::Mutex's original form, Fig. 4.3), not the thesis' optimised Put (000 §2.4 step 3): the
  * releaser polls `next` directly, and MPI guarantees nothing for a concurrently updated word
- * wider than one byte (§1.5). Here it bit: a Put is copied byte by byte, and a releaser read
+ * wider than one byte (000 §1.5). Here it bit: a Put is copied byte by byte, and a releaser read
  * rank 2 over -1 half-written as 0xFF000002 (3 ranks, 2 nodes). Atomic operations are applied
  * with JS Atomics on the window memory, so the direct Atomics.load never sees them torn.
  * Int32 words instead of C bools/uint8 (Atomics needs Int32Array; RMA on one
@@ -39,6 +39,8 @@
  * the p2p messages travel on a Dup of ctx.comm so they can never match a program's receives
  * (the thesis used the lock's communicator with tag 0); the hand-over byte is always 1 here:
  * a global hand-over starts a new cohort, whose pass count restarts from the global level.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI, type Datatype, type Intracomm, type Win } from '../../index.js';
 import { type LockContext, LockWindow, NodeSharedWindow, WindowLayout } from '../context.js';

@@ -38,6 +38,8 @@
  * deadlock the thesis found (fixed in its v4); the digest does not give the fix, so the placement
  * above is ours, argued from the stale-grant race it must exclude. Queue nodes are per lock
  * instance in every variant, as in the [repo] (the thesis' memory argument is not realised).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { type LockContext, NodeSharedWindow, WindowLayout } from '../context.js';
 import type { Waiter } from '../wait.js';

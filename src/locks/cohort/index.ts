@@ -7,6 +7,8 @@
  * global TAS: tasBackoffMin/Max (1/32 pauses); local TTS: ttsBackoffMin/Max (1/16 pauses);
  * Hemlock: hem (0 base, 1 overlap, 2 ctr, 3 ctr-ah), hemInline (1: grant = status byte, 0:
  * grant = lock id + separate status word).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import type { LockContext } from '../context.js';
 import type { LockParams, LockSpec } from '../lock.js';

@@ -12,6 +12,8 @@
  * Deviation: none in the interface. The thesis' acquire_cd()/release_cd(status)/alone() are
  * acquire()/release(status)/alone() here; `immediate` reports whether the last acquire waited
  * for nobody (for LockStats).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 
 /** The status byte's values. */

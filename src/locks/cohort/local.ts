@@ -2,10 +2,10 @@
  * Local levels of the cohort locks (research 000 §2.1, §2.8, §2.9): TTS with backoff and
  * successor-exists detection, TKT with a top-granted status word, MCS, and CLH. All live in a
  * NodeSharedWindow over ctx.node and use JS Atomics only (the thesis' std::atomic versions,
- * §1.7); no RMA. Every wait loop calls waiter.pause(). Node ranks stand in for pointers, -1 =
+ * 000 §1.7); no RMA. Every wait loop calls waiter.pause(). Node ranks stand in for pointers, -1 =
  * NULL. Each field is an Int32 on its own 64-byte line.
  *
- * TTS ([DMS12] via §2.9; [repo] status.exchange(WAIT) as the TAS): part(0) = state | succ.
+ * TTS ([DMS12] via 000 §2.9; [repo] status.exchange(WAIT) as the TAS): part(0) = state | succ.
  *   state: WAIT (255) while held, otherwise the status left by the last release (0 = the next
  *   holder must take the global lock, 1..254 = pass count). acquire: succ = 1 (a waiter
  *   exists), then test (load != WAIT) and test-and-set (exchange WAIT); a failed round backs
@@ -18,7 +18,7 @@
  *   top. acquire: t = add(next, 1); wait until serving == t; return top. release(s): top = s;
  *   add(serving, 1). alone(): next == serving + 1. (The [repo]'s packed ticket+count variant
  *   is not built: the thesis reports no gain over top-granted.)
- * MCS ([repo] McsLockAtomicWithCohortDetection, D-MCS §2.3 in shared memory): part(r) =
+ * MCS ([repo] McsLockAtomicWithCohortDetection, D-MCS 000 §2.3 in shared memory): part(r) =
  *   status | next per node rank, part(0) also tail. acquire: status = WAIT, next = -1;
  *   pred = exchange(tail, me); none: return 0; else store(pred.next, me), wait while status
  *   == WAIT, return it. release(s): succ = next; if -1: CAS(tail, me, -1) succeeds: done; else
@@ -28,12 +28,14 @@
  *   acquire: mine.status = WAIT; watch = exchange(tail, mine); wait while watch.status ==
  *   WAIT; return it. release(s): mine.status = s; mine = watch. alone(): tail == mine. The
  *   status written into the released node is the hand-over byte, so CLH carries the inline
- *   counter directly (§2.9: "applies directly to TAS, TTS, CLH and MCS").
+ *   counter directly (000 §2.9: "applies directly to TAS, TTS, CLH and MCS").
  *
  * Deviations: statuses are Int32 words, not bytes; the local TTS backoff is counted in
  * Waiter pauses, not nanoseconds (this machine has more ranks than cores: a time spin would
  * steal the holder's CPU); TTS's successor-exists flag is written with Atomics (seq-cst) like
  * every shared word here.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { type LockContext, NodeSharedWindow, WindowLayout } from '../context.js';
 import { Backoff, type Waiter } from '../wait.js';

@@ -26,6 +26,8 @@
  * the release's wait loop uses Waiter.pause() (Iprobe, then naps) like every loop here; the
  * thesis' optimisation 1 reads `next` with Fetch_and_op(NO_OP) before optimisation 2 replaces it
  * by a direct load: we implement the end state (2) only.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI, type Intracomm } from '../../index.js';
 import type { LockContext } from '../context.js';

@@ -2,7 +2,7 @@
  * Optimised D-MCS (research 000 §2.3, thesis Fig. 3.5 and §4.3.1): the D-MCS queue with a
  * one-byte waiting flag, 64-byte aligned fields (Fig. 3.4 idiom), both local resets before one
  * (here no-op) Win_sync, a flush after every remote write, and the non-atomic MPI_Put for
- * registration and hand-over (§3.4: under MPI.WIN_UNIFIED a waiter may poll a location for a
+ * registration and hand-over (thesis §3.4: under MPI.WIN_UNIFIED a waiter may poll a location for a
  * change; one byte for the flag, an aligned int32 for `next`).
  *
  * Window (LockWindow, disp_unit 1), every rank:
@@ -20,6 +20,8 @@
  * Deviations: int32 instead of C int for ranks (same width); Win_sync is a no-op in tsmpi
  * (window memory is unified), so it is not called; the waiting loops call Waiter.pause() (Iprobe
  * and naps) instead of a bare Iprobe.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI } from '../../index.js';
 import type { LockContext } from '../context.js';

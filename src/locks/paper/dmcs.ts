@@ -14,7 +14,7 @@
  *          Accumulate(REPLACE 0 → succ.blocked); Flush(succ)
  * tryAcquire: Compare_and_swap(tail@0: ∅ → rank); Flush(0) (never enqueues behind anyone).
  *
- * Deviations (the thesis' two defects of the original, §2.3, fixed):
+ * Deviations (the thesis' two defects of the original, 000 §2.3, fixed):
  *  1. each Accumulate is followed by Flush(target): unflushed, MPI need not perform it before the
  *     next synchronisation call, so a hand-over could wait for the releaser's next acquire;
  *  2. origin buffers are preallocated members, never stack buffers freed on return: no origin
@@ -22,6 +22,8 @@
  * Polling reads the low 32 bits of the own int64 words (little-endian; every value is a rank or
  * 0/1, so exact) to allocate no BigInt per poll; RMA operations use BigInt64Array buffers, i.e.
  * MPI.INT64_T, as the original.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI } from '../../index.js';
 import type { LockContext } from '../context.js';

@@ -9,7 +9,7 @@
  *   global (over ctx.comm):  gnext @0, gstatus @64 (the node's level-1 queue node, at the node's
  *          leader), gtail @128 (rank 0), and for RMA-RW arrive @192, depart @256, reset @320 (at
  *          the counter hosts).
- * STATUS (§3.3, open question 4 answered): 0 = WAIT, -1 = ACQUIRE_PARENT, -2 = MODE_CHANGE;
+ * STATUS (001 §3.3, open question 4 answered): 0 = WAIT, -1 = ACQUIRE_PARENT, -2 = MODE_CHANGE;
  * any value ≥ 1 = "enter", and is the count of consecutive acquisitions at that level. Counts
  * only grow from 1 and stop at the threshold, so they never meet a sentinel.
  *
@@ -29,6 +29,8 @@
  * Deviation (open question 1 of 001 §4.3): the level-1 queue node belongs to the node (lives at
  * its leader), not to the process that climbed, as in HMCS and the thesis' [repo] port: whoever
  * of the node holds the lock releases level 1 through it. Ranks in the level-1 queue are leaders.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI } from '../../index.js';
 import type { LockContext } from '../context.js';

@@ -4,7 +4,7 @@
  * queue per node (ctx.node, the node split) and a machine-level queue over the nodes, with the
  * locality threshold T_L (default 50, the thesis' HMCS_THRESHOLD): a holder passes the lock to
  * a waiter of its own node at most T_L - 1 times in a row, then releases the machine level and
- * tells its node successor to acquire it (ACQUIRE_PARENT). T_L,1 does not apply (§3.8): the
+ * tells its node successor to acquire it (ACQUIRE_PARENT). T_L,1 does not apply (001 §3.8): the
  * machine level always hands over with status 1.
  *
  * Layout and operations: see hier.ts. Per acquire without contention: 1 Fetch_and_op (local tail)
@@ -15,6 +15,8 @@
  * hot path); the level-1 queue node is owned by the node (hier.ts); the thesis' port computes the
  * local tail's rank assuming block placement, here the node split gives it (node rank 0);
  * no tryAcquire (a hierarchical attempt would have to back out of the node level).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import type { LockContext } from '../context.js';
 import type { Lock, LockParams, LockSpec } from '../lock.js';

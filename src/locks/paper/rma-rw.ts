@@ -44,7 +44,7 @@
  *     with T_L1; each level-1 tenure covers at most T_L2 writers of one node, so at most
  *     T_L1·T_L2 = T_W writer acquisitions pass before readers get the lock;
  *  3. drain (Listing 6 lines 7–9 lost): set the flag on every counter first, then wait per
- *     counter (the §4.1 order). Reading arrive before depart, and every reset subtracting from
+ *     counter (001 §4.1's order). Reading arrive before depart, and every reset subtracting from
  *     depart before arrive, make the computed count never below the true one;
  *  4. reset races (Q3): readers never remove the WRITE flag (they subtract only d from both
  *     words, which keeps arrive - depart); resets of one counter are serialised by its reset
@@ -53,6 +53,8 @@
  *     writer releases with reset_counters before its CAS on TAIL, so a hitter that saw that
  *     writer still in TAIL would otherwise wait for a reset nobody makes;
  *  6. level-1 queue nodes are owned by nodes (hier.ts); int32 fields (ranks, counts).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI } from '../../index.js';
 import type { LockContext } from '../context.js';

@@ -8,6 +8,8 @@
  * Every method completes its operation before it returns; none of them keeps a reference to a
  * caller's buffer, so no origin buffer can be reused or freed before completion (the thesis'
  * defect 2 of the original D-MCS cannot happen here).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI, type Win } from '../../index.js';
 

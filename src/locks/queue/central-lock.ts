@@ -19,6 +19,8 @@
  * points: inside the critical section. The seed's bc has one lock per process around every
  * access to that process's memory; one global lock is the same serialization with fewer lock
  * round trips (deviation, as the issue specifies "one lock").
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI } from '../../index.js';
 import type { LockContext } from '../context.js';

@@ -10,5 +10,7 @@
  * that one unit. An element is read as a consistent snapshot under its lock. A process holds
  * at most one lock at a time, so there is no deadlock. The observation word o has no lock (only
  * its owner writes it, with Accumulate(REPLACE)).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 export { ELEMENT_LOCK } from './lockfree.js';

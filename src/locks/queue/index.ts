@@ -1,3 +1,4 @@
+// Research ids cited here: see docs/references.md.
 import { CENTRAL_LOCK } from './central-lock.js';
 import { ELEMENT_LOCK } from './element-lock.js';
 import { LOCKFREE } from './lockfree.js';

@@ -1,10 +1,10 @@
 /**
  * The lock-free distributed queue of research seed 002 (Burachenko, Paznikov, Derzhavin 2023,
  * "nd": non-blocking decentralized) and, with `locked = true`, its decentralized lock-based twin
- * ("bd", seed §3.2: the same algorithm with one lock per element and per head/tail reference;
+ * ("bd", seed 002 §3.2: the same algorithm with one lock per element and per head/tail reference;
  * see element-lock.ts). docs/locks-queue.md has the full discussion.
  *
- * ALGORITHM (seed §2.4–2.7). Every rank owns a pool of K elements and enqueues only its own
+ * ALGORITHM (seed 002 §2.4–2.7). Every rank owns a pool of K elements and enqueues only its own
  * cells. The queue is one singly linked list through the pools; dequeued elements stay in the
  * list in state D (they are not unlinked), the head is the first A element. Every rank keeps a
  * head hint h and a tail hint t (references, in its window part), from which the real head/tail
@@ -23,14 +23,14 @@
  * ENCODINGS (one 64-bit word each, handled as two int32 halves so nothing allocates BigInts):
  *   reference (s, h, t, o, and `next` inside cn): hi = rank + 1 (0 = the empty reference
  *     (-1,-1)), lo = slot << 16 | gen. The generation makes references ABA-safe: a reference
- *     names one incarnation of a cell (seed §2.8 obs. 1, §5 "ABA-safe references").
+ *     names one incarnation of a cell (seed 002 §2.8 obs. 1, §5 "ABA-safe references").
  *   cn (state + own generation + next, so ONE CAS covers "still this incarnation, still in this
  *     state, still no successor"): hi = state << 30 | gen << 12 | nextRank + 1 (12 bits),
  *     lo = nextSlot << 16 | nextGen. States F = 0, A = 1, D = 2.
  *   tau: hi = gen << 16 | tau_hi16, lo = tau_lo32. tau is a LOGICAL timestamp: the first element
  *     gets 1, an element linked behind p gets tau(p) + 1 (written before each linking CAS).
  *     So tau is the list position: strictly increasing along the list with no clock at all
- *     (the seed's synchronized clocks, §2.1 and §2.8 obs. 4, are replaced; research §5 idea).
+ *     (the seed's synchronized clocks, 002 §2.1 and §2.8 obs. 4, are replaced; 002 §5 idea).
  *     The generation inside the tau word lets a reader check that tau belongs to the same
  *     incarnation as the cn it read (an element read is atomic only per 8-byte word).
  *   v: the value's float64 bits (safe integers are exact).
@@ -57,6 +57,8 @@
  * a hint already equal to the element counts as SUCCESS; the cleaner scans ranks in index
  * order (the order does not matter for the minimum). Generations wrap after 65536 reuses of
  * one cell (an ABA needs a reader stalled across exactly that many), K ≤ 65536, ranks ≤ 4094.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI } from '../../index.js';
 import type { LockContext } from '../context.js';
@@ -409,7 +411,7 @@ export class DecentralizedQueue implements DistQueue {
     }
   }
 
-  // ---------------------------------------------------------------- bcast (seed §2.6)
+  // ---------------------------------------------------------------- bcast (seed 002 §2.6)
 
   /**
    * Pushes element e (reference, tau) into the tail hints (checkTail) and/or head hints
@@ -454,7 +456,7 @@ export class DecentralizedQueue implements DistQueue {
     }
   }
 
-  // ---------------------------------------------------------------- cleaning (seed §2.7)
+  // ---------------------------------------------------------------- cleaning (seed 002 §2.7)
 
   /** tau of the element a root word names; +Infinity when empty; retries while the root moves. */
   private rootTau(a: number, disp: number): number {

@@ -5,6 +5,8 @@ import type { LockParams } from '../lock.js';
  * A distributed FIFO queue of numbers shared by the ranks of a LockContext (research 002 and
  * its lock-based baselines). Construction and free() are collective; enqueue and dequeue are
  * called by any rank at any time.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 export interface DistQueue {
   readonly name: string;

@@ -30,6 +30,8 @@
  * The status writes that race with a remote Fetch_and_op/CAS use atomic Accumulate, not Put.
  * Neither lock has tryAcquire (a waiter cannot leave the queue; a CAS on the tail would be
  * exposed to ABA on rotating nodes).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI } from '../../index.js';
 import { type LockContext, LockWindow, WindowLayout } from '../context.js';

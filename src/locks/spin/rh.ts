@@ -37,6 +37,8 @@
  * draws only at slow-path entry and keeps the last draw otherwise). The global window is one
  * Win.Create over the leaders' shared parts, where the repository uses a per-node shared
  * window re-exposed the same way.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI, type Win } from '../../index.js';
 import { type LockContext, NodeSharedWindow } from '../context.js';

@@ -40,6 +40,8 @@
  * queue nodes hold no `skt` field and shuffling reads no remote node id (this subsumes the
  * thesis' caching of the current node's id). (3) All lock and queue bytes that others CAS or
  * fetch are written with atomic Accumulate; only the `locked` hand-over flag uses Put.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI } from '../../index.js';
 import { type LockContext, LockWindow, WindowLayout } from '../context.js';

@@ -20,6 +20,8 @@
  * 500 µs per pause, 256 would let a waiter sleep for ~100 ms after the lock became free.
  * The flag is one byte (the thesis' MPI_CXX_BOOL) written with atomic Accumulate rather than
  * Put, since other ranks CAS it.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { type LockContext, LockWindow, WindowLayout } from '../context.js';
 import { type Lock, type LockParams, LockStats, type LockSpec } from '../lock.js';

@@ -19,6 +19,8 @@
  * proportional to the queue length). Tickets are int32 and wrap after 2^31 acquisitions
  * (the comparison is for equality only, so wrap-around stays correct as long as the runtime's
  * SUM wraps).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 import { MPI } from '../../index.js';
 import { type LockContext, LockWindow, WindowLayout } from '../context.js';

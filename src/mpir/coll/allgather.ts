@@ -1,3 +1,4 @@
+// Research ids cited here: see docs/references.md.
 import { COLL_ALLGATHER, COLL_LARGE_BYTES } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';

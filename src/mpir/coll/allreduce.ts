@@ -1,3 +1,4 @@
+// Research ids cited here: see docs/references.md.
 import { COLL_ALLREDUCE, COLL_LARGE_BYTES, COLL_RPIPE_MIN } from '../config.js';
 import type { Request } from '../request.js';
 import { bcastBinomial, ringAllgather } from './blocks.js';

@@ -15,6 +15,8 @@ import type { Reduction } from './reduce.js';
  * is not needed because the eager ring is known in advance, and its flow control is the ring's
  * credits. A chain node's rounds post the receive of block k and the send of block k - 1
  * together.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 const blockBytes = COLL_PIPE_BLOCK.read();
 

@@ -18,6 +18,8 @@ const large = COLL_LARGE_BYTES.read();
  * which is the even/odd grouping of the figure; the digest marks the figure's exact orders as
  * unreadable, this keeps its stated properties. Commutative ops only (operands of a block are
  * combined in arrival order).
+ *
+ * Research ids cited here: see docs/references.md.
  */
 function reduceScatterOverlap(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, off: number[], len: number[],
                               counts: number[]): void {

@@ -1,3 +1,4 @@
+// Research ids cited here: see docs/references.md.
 import { COLL_REDUCE, COLL_REDUCE_FANIN, COLL_RPIPE_MIN } from '../config.js';
 import type { Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';

@@ -27,6 +27,8 @@ import type { Schedule } from './common.js';
  * schedule (no blocking setup, so a first Ibarrier cannot deadlock a correct program): the
  * leader creates it and sends its name to the members, who map it and acknowledge in the
  * segment; the leader then unlinks the name.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 
 /** Words per cache line. */

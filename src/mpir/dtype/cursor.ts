@@ -8,6 +8,8 @@ import type { Leaf, Node, Rep } from './flatten.js';
  * stack level, independent of repetition counts. For each contiguous piece, `visit` gets its
  * memory offset (relative to the buffer origin), its packed offset, its length, and its basic
  * block (for typed access). Pieces of a block split at `start` or `end` come out partial.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 export type Visit = (mem: number, packed: number, len: number, block: Leaf) => void;
 

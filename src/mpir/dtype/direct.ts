@@ -12,6 +12,8 @@ import { walk } from './cursor.js';
  *
  * Objects are immutable and cached per user buffer, so a loop sending the same halo again and
  * again allocates nothing for it.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 export class DirectData implements PackedData {
   readonly length: number;

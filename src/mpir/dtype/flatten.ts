@@ -13,6 +13,8 @@ import type { Datatype } from '../datatype.js';
  * count-1 levels vanish, a level whose stride equals the block below it folds into the block,
  * nested levels that tile each other become one, adjacent blocks of one basic type join.
  * Memory is proportional to the distinct blocks of one instance, never to repetition counts.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 export interface Leaf {
   readonly leaf: true;
