@@ -17,8 +17,9 @@ import type { Status } from './status.js';
  * every error names the call the user made. An Intercomm takes the same path with a core of
  * the remote group (intercomm.ts).
  *
- * Nothing here allocates per message: one scratch BufferSpec per direction is decoded into and
- * its bytes handed to mpid before the next call can decode again.
+ * Sends and receives allocate nothing here per message: one scratch BufferSpec per direction is
+ * decoded into and its bytes handed to mpid before the next call can decode again. (Sendrecv_replace
+ * copies the outgoing bytes, and Mprobe makes the Message it returns.)
  */
 
 const scratchSend = new BufferSpec();
