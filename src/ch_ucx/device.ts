@@ -333,6 +333,9 @@ export class UcxDevice implements Device {
         if (!this.closing && this.failed[token] === 0) {
           this.failed[token] = status;
           trace('rank %d: endpoint to rank %d failed: %s', this.rank, token, addon.ucxStatusName(status));
+          // The job cannot go on without the peer (MPI has no fault tolerance here): whatever
+          // call progresses now fails with the peer's name, and the job ends.
+          this.failSend(token, status);
         }
         continue;
       }
