@@ -1,4 +1,6 @@
-# The tsmpi addon: shared segments, futexes, cross-memory copy, CRC-32, bootstrap sockets.
+# The tsmpi addon: shared segments, futexes, cross-memory copy, CRC-32, bootstrap sockets, and
+# the UCX (UCP) binding when UCX's headers are here (src/ucx_detect.cjs; libucp is dlopen'ed at
+# run time, never linked, so the addon loads where UCX is absent).
 # Built by scripts/build-native.mjs (node-gyp against the running Node's own headers).
 {
   'targets': [
@@ -21,7 +23,21 @@
         'src/socket.cc',
         'src/state_signal.cc',
         'src/strided.cc',
+        'src/ucx_am.cc',
+        'src/ucx_api.cc',
+        'src/ucx_context.cc',
+        'src/ucx_exports.cc',
+        'src/ucx_objects.cc',
+        'src/ucx_rings.cc',
+        'src/ucx_rma.cc',
+        'src/ucx_wake.cc',
         'src/waiter_pool.cc',
+      ],
+      'conditions': [
+        ['ucx==1', {
+          'defines': ['TSMPI_HAVE_UCX=1', 'TSMPI_UCX_LIBDIR="<(ucx_libdir)"'],
+          'cflags_cc': ['<!@(node src/ucx_detect.cjs cflags)'],
+        }],
       ],
       'include_dirs': [
         "<!(node -p \"require('node-addon-api').include_dir\")",
@@ -64,6 +80,8 @@
   # leaves native/sisci/test out, and an install from it builds only what tsmpi loads.
   'variables': {
     'with_emu_test%': '<!(node -p "+require(\'fs\').existsSync(\'sisci/test/emu_test.c\')")',
+    'ucx%': '<!(node src/ucx_detect.cjs have)',
+    'ucx_libdir%': '<!(node src/ucx_detect.cjs libdir)',
   },
   'conditions': [
     ['with_emu_test==1', {

@@ -8,3 +8,4 @@ import './mpir/config.js';
 import './sisci/config.js';
 import './boot/config.js';
 import './ch_sci/config.js';
+import './ch_ucx/config.js';

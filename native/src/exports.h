@@ -16,6 +16,7 @@ void RegisterStrided(Napi::Env env, Napi::Object exports);     // strided.cc
 void RegisterSisci(Napi::Env env, Napi::Object exports);       // sisci.cc
 void RegisterReduce(Napi::Env env, Napi::Object exports);      // reduce.cc
 void RegisterStateSignal(Napi::Env env, Napi::Object exports); // state_signal.cc
+void RegisterUcx(Napi::Env env, Napi::Object exports);         // ucx_exports.cc
 
 }  // namespace tsmpi
 

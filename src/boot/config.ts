@@ -8,6 +8,7 @@ import { declareChoice } from '../common/config.js';
 export const DEVICE = declareChoice({
   name: 'TSMPI_DEVICE', layer: 'mpid',
   description: 'Which device carries messages between different ranks: auto (ch_shmem within a node, ch_sci between ' +
-    'SCI nodes) or sci (everything through ch_sci, even ranks of one node; for testing and measuring the SCI path).',
-  default: 'auto', choices: ['auto', 'sci'] as const,
+    'SCI nodes, ch_ucx between hosts) or sci / ucx (everything through ch_sci or ch_ucx, even ranks of one node; for ' +
+    'testing and measuring those paths).',
+  default: 'auto', choices: ['auto', 'sci', 'ucx'] as const,
 });

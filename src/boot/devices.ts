@@ -1,5 +1,6 @@
 import { sciDescriptor } from '../ch_sci/index.js';
 import { shmemDescriptor } from '../ch_shmem/index.js';
+import { ucxDescriptor } from '../ch_ucx/index.js';
 import type { DeviceDescriptor } from '../mpid/device.js';
 import { selfDescriptor } from '../mpid/self-device.js';
 
@@ -11,4 +12,5 @@ export const DEVICES: readonly DeviceDescriptor[] = [
   selfDescriptor,
   shmemDescriptor,
   sciDescriptor,
+  ucxDescriptor,
 ];

@@ -43,17 +43,21 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
   process.once('exit', undo);
   try {
     const world: DeviceWorld = { rank: pm.rank, size: pm.size, jobId, env, forced: forced?.name ?? null, doorbell };
-    for (const descriptor of registered) {
-      const open = descriptor.open(world);
-      if (open !== null) opened.push({ descriptor, open });
-    }
+    const openAll = (which: readonly DeviceDescriptor[]): void => {
+      for (const descriptor of which) {
+        const open = descriptor.open(world);
+        if (open !== null) opened.push({ descriptor, open });
+      }
+    };
+    // On-demand devices wait for the cards to show they are needed, unless forced.
+    openAll(registered.filter((d) => !d.onDemand || d === forced));
     const mine: BusinessCard = {
       rank: pm.rank, nodeId: localNodeId(env), pid: process.pid, bell: doorbell.name,
       devices: new Map(opened.map((o) => [o.descriptor.name, o.open.card])),
     };
     pm.put(cardKey(pm.rank), encodeCard(mine));
     pm.fence();
-    const cards: BusinessCard[] = [];
+    let cards: BusinessCard[] = [];
     for (let r = 0; r < pm.size; r++) {
       if (r === pm.rank) {
         cards.push(mine);
@@ -62,6 +66,21 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
       const text = pm.get(cardKey(r));
       if (text === undefined) throw new BootstrapError(`rank ${r} published no business card (key ${cardKey(r)})`);
       cards.push(decodeCard(r, text));
+    }
+    const onDemand = registered.filter((d) => d.onDemand && !opened.some((o) => o.descriptor === d));
+    if (onDemand.length > 0 && someRankUnreachable(cards, opened.map((o) => o.descriptor), forced)) {
+      // Every rank sees the same cards, so all take this second round (its fence is collective).
+      const before = opened.length;
+      openAll(onDemand);
+      const late = new Map(opened.slice(before).map((o) => [o.descriptor.name, o.open.card]));
+      pm.put(lateCardKey(pm.rank), encodeLateFields(late));
+      pm.fence();
+      cards = cards.map((c) => {
+        const text = c.rank === pm.rank ? encodeLateFields(late) : pm.get(lateCardKey(c.rank));
+        if (text === undefined) throw new BootstrapError(`rank ${c.rank} published no second card (key ${lateCardKey(c.rank)})`);
+        return withLateFields(c, text);
+      });
+      trace('rank %d: second card exchange for %s', pm.rank, opened.slice(before).map((o) => o.descriptor.name).join(', ') || 'nothing');
     }
     const chosen = chooseDevices(pm.rank, cards, opened.map((o) => o.descriptor), forced, registered);
     const bells = cards.map((c) => (c.rank !== pm.rank && chosen[c.rank]!.sharesMemory ? PeerBell.attach(c.bell, c.rank) : null));
@@ -94,6 +113,49 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
   } finally {
     process.off('exit', undo);
   }
+}
+
+/**
+ * Whether the devices opened so far leave some pair of ranks without a device (the cards decide,
+ * so every rank answers alike). Ranks with the same node and the same devices answer alike, so
+ * one rank of each kind stands for all.
+ */
+function someRankUnreachable(cards: readonly BusinessCard[], running: readonly DeviceDescriptor[],
+                             forced: DeviceDescriptor | null): boolean {
+  const kinds = new Map<string, BusinessCard>();
+  for (const c of cards) kinds.set(`${c.nodeId} ${[...c.devices.keys()].sort().join(' ')}`, c);
+  const reps = [...kinds.values()];
+  const reaches = (a: BusinessCard, b: BusinessCard): boolean => forced !== null
+    ? forced.reachable(a, b)
+    : running.some((d) => d.reachable(a, b) && d.reachable(b, a));
+  for (const a of reps) {
+    for (const b of reps) {
+      if (a === b) {
+        // Two ranks of one kind: a stand-in card with another rank number asks the devices.
+        if (cards.filter((c) => kinds.get(`${c.nodeId} ${[...c.devices.keys()].sort().join(' ')}`) === a).length > 1 &&
+            !reaches(a, { ...a, rank: -1 })) return true;
+      } else if (!reaches(a, b)) return true;
+    }
+  }
+  return false;
+}
+
+/** Key of a rank's second card (on-demand devices' fields only). */
+function lateCardKey(rank: number): string {
+  return `tsmpi-card2-${rank}`;
+}
+
+function encodeLateFields(fields: ReadonlyMap<string, string>): string {
+  return ['v=2', ...[...fields].map(([name, field]) => `${name}=${field}`)].join(',');
+}
+
+function withLateFields(card: BusinessCard, text: string): BusinessCard {
+  const devices = new Map(card.devices);
+  for (const part of text.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq) !== 'v') devices.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return { ...card, devices };
 }
 
 /** The machine part of a node id (without the emulated SCI node). */

@@ -265,6 +265,12 @@ export interface DeviceDescriptor {
   /** What a user does when ranks are unreachable because this device is not running. */
   readonly unreachableHint?: string;
   /**
+   * Opened only when needed (ch_ucx: loading the network stack costs every rank milliseconds):
+   * when the cards of the devices opened first leave some pair of ranks unreachable, or when
+   * TSMPI_DEVICE forces it. Its card field then travels in a second exchange.
+   */
+  readonly onDemand?: boolean;
+  /**
    * Whether this device can carry messages between the two ranks, from their published cards
    * alone (`peerCard` may be `myCard`): both ranks of a pair compute the same answer.
    */

@@ -10,6 +10,7 @@
  *   kernel allows it here, so the shmem device can fall back to a pipelined copy.
  * - CRC-32 (IEEE 802.3, as zlib) for the SCI short rings.
  * - Blocking sockets for the PMI bootstrap, which is synchronous because MPI.Init() is.
+ * - A binding of UCX's UCP (the section "UCX" at the end), for a network device.
  *
  * Errors: every error the addon throws has a string `code`. A failed system call throws an
  * `Error` whose code is the errno name ('ENOSPC', 'EEXIST', 'ENOENT', 'EPERM', ...), with `errno`
@@ -53,7 +54,7 @@ export interface NativeError extends Error {
 }
 
 /** The functions of tsmpi.node (native/build/Release or prebuilds/<platform>-<arch>). */
-export interface NativeAddon {
+export interface NativeAddon extends UcxBinding {
   /**
    * Creates a shared segment `/dev/shm/<name>` of `size` bytes, mode 0600 whatever the umask,
    * reserves all its pages and maps them (pre-faulted) into this process.
@@ -300,3 +301,334 @@ const require = createRequire(import.meta.url);
 
 /** The loaded addon. */
 export const addon: NativeAddon = loadAddon(findAddon());
+
+// =====================================================================================
+// UCX: a binding of UCP (libucp), the network engine of the ch_ucx device (issue 15).
+// =====================================================================================
+//
+// libucp is loaded with dlopen on first use (ucxProbe, ucxLoad or ucxContextCreate), never at
+// addon load: a single-host job never loads UCX. A build without UCX's headers, or a machine
+// without libucp.so.0, has the same functions; they throw Error{code: 'ENOSYS'} whose message
+// says what to install. Loading keeps the process's own handlers of SIGSEGV/SIGBUS/SIGILL/SIGFPE
+// (libucs installs its own, which would break WebAssembly's bounds traps) unless the user set
+// UCX_ERROR_SIGNALS. UCX reads its UCX_* environment variables (UCX_TLS, UCX_NET_DEVICES, ...)
+// at ucxContextCreate.
+//
+// Shape: one worker per rank (UCS_THREAD_MODE_SINGLE: every call on the thread that created
+// it), endpoints from a peer's worker address bytes (they travel in business cards), active
+// messages that carry an opaque header (at most maxHeader bytes) and a payload.
+//
+// Results without a callback per message: every operation returns 0 (done now: buffers may be
+// reused), 1 (pending: a completion carrying the caller's token will come), or a negative
+// ucs_status_t (failed now; ucxStatusName names it). Pending operations, and arriving
+// messages, are reported during ucxProgress into two rings that the worker made and
+// JavaScript reads in place (UcxWorkerRings): a completion queue of 4-word entries and an inbox
+// of records that hold each message's header and, up to inlineMax bytes, its payload. Larger
+// messages arrive as descriptors: ucxAmRecv receives one into the buffer the receiver chose
+// (zero-copy from the sender for a rendezvous), ucxAmDiscard drops it. Reading the rings
+// allocates nothing; the layout is UCX_CTL_* / UCX_REC_* / UCX_CQ_* below. A buffer handed to
+// a pending operation is kept alive by the binding until its completion, but must not be
+// modified (a source) or read (a destination) before it.
+//
+// Handles are opaque Externals, freed when closed and unreferenced; using a closed one throws
+// code 'EBADF'. Closing a parent closes its children (context > worker > endpoint > remote key;
+// context > memory map); the environment's teardown closes whatever is left.
+
+declare const ucxHandle: unique symbol;
+/** An opaque UCX handle of kind K. */
+export type UcxHandle<K extends string> = { readonly [ucxHandle]: K };
+export type UcxContext = UcxHandle<'context'>;
+export type UcxWorker = UcxHandle<'worker'>;
+export type UcxEndpoint = UcxHandle<'endpoint'>;
+export type UcxMem = UcxHandle<'mem'>;
+export type UcxRkey = UcxHandle<'rkey'>;
+
+/** What ucxProbe found. */
+export interface UcxProbeResult {
+  /** True when libucp loaded and has everything the binding uses. */
+  readonly available: boolean;
+  /** '' when available; else why not, naming the package to install. */
+  readonly reason: string;
+  /** UCX's version ('1.13.1'), '' when not loaded. */
+  readonly version: string;
+  /** The libucp file loaded, '' when not loaded. */
+  readonly library: string;
+}
+
+/** Context features (UCP_FEATURE_* values). The binding's messages need AM. */
+export const UCX_FEATURE_TAG = 1;
+export const UCX_FEATURE_RMA = 2;
+export const UCX_FEATURE_AMO32 = 4;
+export const UCX_FEATURE_AMO64 = 8;
+export const UCX_FEATURE_WAKEUP = 16;
+export const UCX_FEATURE_AM = 64;
+
+/** ucxAmSend flags. */
+export const UCX_SEND_EAGER = 1; // UCP_AM_SEND_FLAG_EAGER: never rendezvous
+export const UCX_SEND_RNDV = 2; // UCP_AM_SEND_FLAG_RNDV: always rendezvous (the receiver pulls into its buffer)
+export const UCX_SEND_IMMEDIATE = 4; // complete within the call or fail with UCS_ERR_NO_RESOURCE (-2): nothing pending
+
+/** ucxAtomic operations (ucp_atomic_op_t values); fetching when a result buffer is given. */
+export const UCX_AMO_ADD = 0;
+export const UCX_AMO_SWAP = 1;
+export const UCX_AMO_CSWAP = 2;
+export const UCX_AMO_AND = 3;
+export const UCX_AMO_OR = 4;
+export const UCX_AMO_XOR = 5;
+
+/** UCS_ERR_NO_RESOURCE: UCX_SEND_IMMEDIATE could not complete now. */
+export const UCS_ERR_NO_RESOURCE = -2;
+
+/**
+ * Words of UcxWorkerRings.control. Counters are uint32 that wrap: read them with `| 0`
+ * arithmetic and compare for equality. The native side writes the HEADs (and the counts),
+ * JavaScript the TAILs.
+ */
+export const UCX_CTL_INBOX_HEAD = 0; // inbox bytes ever written
+export const UCX_CTL_INBOX_TAIL = 1; // inbox bytes consumed (JavaScript writes it after handling records)
+export const UCX_CTL_CQ_HEAD = 2; // completions ever written
+export const UCX_CTL_CQ_TAIL = 3; // completions consumed (JavaScript writes it)
+export const UCX_CTL_INBOX_SPILLED = 4; // records waiting natively (inbox full); moved in by ucxProgress
+export const UCX_CTL_CQ_SPILLED = 5; // completions waiting natively (queue full)
+export const UCX_CTL_EP_FAILURES = 6; // endpoints of this worker that failed so far
+export const UCX_CTL_DROPPED = 7; // arriving messages dropped (not from a tsmpi peer, or no memory)
+export const UCX_CTL_INBOX_BYTES = 8; // the inbox's size, a power of two
+export const UCX_CTL_CQ_SLOTS = 9; // the completion queue's slots, a power of two
+export const UCX_CONTROL_WORDS = 16;
+
+/**
+ * Inbox records, at 8-byte aligned offsets `tail & (INBOX_BYTES - 1)`; never split at the end.
+ * Words: [kind | flags, header bytes, payload bytes, descriptor id], then the header padded to
+ * 8 bytes, then (REC_MSG) the payload padded to 8 bytes. A record's size is
+ * 16 + pad8(header) + (REC_MSG ? pad8(payload) : 0); REC_WRAP means "continue at offset 0".
+ */
+export const UCX_REC_MSG = 1;
+export const UCX_REC_DESC = 2;
+export const UCX_REC_WRAP = 3;
+export const UCX_REC_KIND_MASK = 0xff;
+export const UCX_RECORD_HEADER_BYTES = 16;
+/** REC_DESC flags: how the data waits (rendezvous at the sender, eager in UCX, eager in a native copy). */
+export const UCX_DESC_RNDV = 1 << 8;
+export const UCX_DESC_DATA = 1 << 9;
+export const UCX_DESC_COPY = 1 << 10;
+
+/**
+ * Completion entries, UCX_CQ_ENTRY_WORDS words each at `(tail & (CQ_SLOTS - 1)) * 4`:
+ * [token, status (0 or a negative ucs_status_t), kind (UCX_CQ_*), value]. value is the bytes
+ * received for CQ_RECV. CQ_EP_FAILED reports a failed endpoint: its userId stands in the token
+ * slot and the failure in status (UCS_ERR_CONNECTION_RESET, UCS_ERR_ENDPOINT_TIMEOUT, ...).
+ */
+export const UCX_CQ_ENTRY_WORDS = 4;
+export const UCX_CQ_SEND = 1;
+export const UCX_CQ_RECV = 2;
+export const UCX_CQ_PUT = 3;
+export const UCX_CQ_GET = 4;
+export const UCX_CQ_ATOMIC = 5;
+export const UCX_CQ_FLUSH = 6;
+export const UCX_CQ_CLOSE = 7;
+export const UCX_CQ_EP_FAILED = 8;
+
+/** The numbers of the layout as the native side has them (ucxLayout), for a check. */
+export interface UcxLayout {
+  readonly maxHeader: number;
+  readonly ctlInboxHead: number; readonly ctlInboxTail: number; readonly ctlCqHead: number; readonly ctlCqTail: number;
+  readonly ctlInboxSpilled: number; readonly ctlCqSpilled: number; readonly ctlEpFailures: number;
+  readonly ctlDropped: number; readonly ctlInboxBytes: number; readonly ctlCqSlots: number; readonly controlWords: number;
+  readonly recMsg: number; readonly recDesc: number; readonly recWrap: number; readonly recordHeaderBytes: number;
+  readonly descRndv: number; readonly descData: number; readonly descCopy: number;
+  readonly cqEntryWords: number; readonly cqSend: number; readonly cqRecv: number; readonly cqPut: number;
+  readonly cqGet: number; readonly cqAtomic: number; readonly cqFlush: number; readonly cqClose: number;
+  readonly cqEpFailed: number;
+}
+
+export interface UcxContextOptions {
+  /** UCX_FEATURE_* bits; default UCX_FEATURE_AM. */
+  readonly features?: number;
+  /** Shown in UCX's logs; default 'tsmpi'. */
+  readonly name?: string;
+  /** How many endpoints the process expects (UCX sizes resources by it); default 1. */
+  readonly estimatedEndpoints?: number;
+}
+
+export interface UcxWorkerOptions {
+  /** The inbox's bytes: a power of two in [4096, 2^30]; default 1 MiB. */
+  readonly inboxBytes?: number;
+  /** Completion queue slots: a power of two in [16, 2^24]; default 4096. */
+  readonly completionSlots?: number;
+  /** Largest payload copied into the inbox (larger ones arrive as descriptors); default 8192. */
+  readonly inlineMax?: number;
+}
+
+/** A new worker and the memory it reports through. */
+export interface UcxWorkerRings {
+  readonly worker: UcxWorker;
+  /** UCX_CONTROL_WORDS words: UCX_CTL_*. */
+  readonly control: Int32Array;
+  /** CQ_SLOTS * UCX_CQ_ENTRY_WORDS words of completion entries. */
+  readonly completions: Int32Array;
+  /** INBOX_BYTES bytes of records (make an Int32Array over inbox.buffer to read their words). */
+  readonly inbox: Uint8Array;
+  /** The worker's event fd (ucp_worker_get_efd), -1 without UCX_FEATURE_WAKEUP. */
+  readonly eventFd: number;
+  /** Most header bytes a message may carry (256, or less if UCX allows less). */
+  readonly maxHeader: number;
+  /** The payloads up to this many bytes arrive inline. */
+  readonly inlineMax: number;
+}
+
+/** Result of ucxWait. */
+export type UcxWaitResult = 'ok' | 'timed-out' | 'busy';
+
+/** The UCX part of the addon (see the section comment above). */
+export interface UcxBinding {
+  /** True when the addon was compiled with UCX's headers. */
+  readonly ucxBuiltWithUcx: boolean;
+  /** The ring layout's numbers as compiled. Works without UCX. */
+  ucxLayout(): UcxLayout;
+  /** Loads libucp if nobody tried yet, and says whether the binding works. Never throws. */
+  ucxProbe(): UcxProbeResult;
+  /**
+   * Loads libucp from `path` (default: where the build found UCX, else the loader's search for
+   * libucp.so.0). Only the first load counts: later calls report its outcome.
+   * @returns UCX's version.
+   * @throws code 'ENOSYS' when it cannot load, with the package to install.
+   */
+  ucxLoad(path?: string): string;
+  /** The name of a ucs_status_t ('UCS_ERR_CONNECTION_RESET'); 'UCS_ERR_<n>' for unnamed ones. */
+  ucxStatusName(status: number): string;
+
+  /** ucp_init with the UCX_* environment. @throws code 'UCS_ERR_...' when UCX refuses (no transport...). */
+  ucxContextCreate(options?: UcxContextOptions): UcxContext;
+  /** Destroys the context's workers (and their endpoints) and memory maps, then the context. */
+  ucxContextDestroy(context: UcxContext): void;
+  /** A worker (UCS_THREAD_MODE_SINGLE) with its rings and, with UCX_FEATURE_AM, the handler that fills the inbox. */
+  ucxWorkerCreate(context: UcxContext, options?: UcxWorkerOptions): UcxWorkerRings;
+  /**
+   * Closes the worker's endpoints (force; closes already started get up to 1 s), releases
+   * descriptors it holds, stops its doorbell relay, destroys it. Pending operations end without
+   * completions.
+   */
+  ucxWorkerDestroy(worker: UcxWorker): void;
+  /** The worker's packed address: the bytes a peer passes to ucxEpCreate. */
+  ucxWorkerAddress(worker: UcxWorker): Uint8Array;
+
+  /**
+   * An endpoint to the worker whose address bytes these are, with UCP_ERR_HANDLING_MODE_PEER:
+   * when the peer dies or becomes unreachable, a UCX_CQ_EP_FAILED completion with `userId`
+   * (the peer's rank, say) arrives, ucxEpStatus reports the failure and operations on it fail.
+   * Connection happens lazily, on the first operation.
+   */
+  ucxEpCreate(worker: UcxWorker, address: BufferLike, userId: number): UcxEndpoint;
+  /**
+   * Closes an endpoint (its remote keys first): after its pending operations (flush), or at once
+   * (force: the way to close a failed one). The handle is unusable from now on.
+   * @returns 0 closed, 1 a UCX_CQ_CLOSE completion with `token` follows, or -status.
+   */
+  ucxEpClose(ep: UcxEndpoint, force: boolean, token: number): number;
+  /** 0, or the ucs_status_t the endpoint failed with. */
+  ucxEpStatus(ep: UcxEndpoint): number;
+
+  /**
+   * Sends header[hOff .. hOff+hLen) (copied: the caller may reuse it at once) with
+   * payload[pOff .. pOff+pLen) as one active message. UCX picks eager or rendezvous by size
+   * unless `flags` force one (UCX_SEND_*).
+   * @returns 0 sent (payload reusable), 1 pending (a UCX_CQ_SEND completion with `token`
+   *   follows; keep payload unmodified until then), or -status (UCS_ERR_NO_RESOURCE with
+   *   UCX_SEND_IMMEDIATE; an endpoint failure).
+   * @throws RangeError for a header over maxHeader or bad ranges.
+   */
+  ucxAmSend(ep: UcxEndpoint, header: BufferLike, hOff: number, hLen: number,
+            payload: BufferLike, pOff: number, pLen: number, flags: number, token: number): number;
+  /**
+   * Receives the message held by descriptor `descId` (an inbox REC_DESC record) into
+   * dest[off .. off+len), where len must be the message's length; a rendezvous message moves
+   * zero-copy from the sender's buffer. The descriptor is used up.
+   * @returns 0 received, 1 pending (a UCX_CQ_RECV completion with `token` follows), or -status.
+   */
+  ucxAmRecv(worker: UcxWorker, descId: number, dest: BufferLike, off: number, len: number, token: number): number;
+  /** Drops the message held by a descriptor (a rendezvous sender's send then completes). */
+  ucxAmDiscard(worker: UcxWorker, descId: number): void;
+  /**
+   * ucp_worker_progress once, after moving records and completions that waited natively into the
+   * rings. Arrivals and completions land in the rings.
+   * @returns how many events were handled (0: nothing happened).
+   */
+  ucxProgress(worker: UcxWorker): number;
+
+  /** Registers a buffer for remote access; the buffer stays alive while mapped. */
+  ucxMemMap(context: UcxContext, buffer: BufferLike): UcxMem;
+  /** The address of the mapped buffer's first byte, which peers name in ucxPut/ucxGet/ucxAtomic. */
+  ucxMemAddress(mem: UcxMem): number;
+  ucxMemUnmap(mem: UcxMem): void;
+  /** The remote key of a map, as bytes for peers (ucxRkeyUnpack). */
+  ucxRkeyPack(mem: UcxMem): Uint8Array;
+  /** A peer's remote key, usable on this endpoint only; destroyed with the endpoint at the latest. */
+  ucxRkeyUnpack(ep: UcxEndpoint, bytes: BufferLike): UcxRkey;
+  ucxRkeyDestroy(rkey: UcxRkey): void;
+  /**
+   * Writes src[off .. off+len) to remoteAddr. 0 or the completion: the source may be reused;
+   * the data is at the target after a flush (ucxEpFlush / ucxWorkerFlush) completes.
+   * @returns 0 | 1 (UCX_CQ_PUT with token follows) | -status.
+   */
+  ucxPut(ep: UcxEndpoint, src: BufferLike, off: number, len: number, remoteAddr: number, rkey: UcxRkey, token: number): number;
+  /** Reads remoteAddr into dest[off .. off+len). @returns 0 | 1 (UCX_CQ_GET follows) | -status. */
+  ucxGet(ep: UcxEndpoint, dest: BufferLike, off: number, len: number, remoteAddr: number, rkey: UcxRkey, token: number): number;
+  /**
+   * An atomic operation on the `size`-byte (4 or 8) word at remoteAddr (aligned), with the
+   * operand at operands[opOff] (for UCX_AMO_CSWAP: the compare value, then the new value).
+   * With `result`, the word's old value is written to result[resOff] on completion (required for
+   * SWAP and CSWAP). Operands and result are little-endian, naturally aligned.
+   * @returns 0 | 1 (UCX_CQ_ATOMIC follows) | -status.
+   */
+  ucxAtomic(ep: UcxEndpoint, op: number, size: 4 | 8, operands: BufferLike, opOff: number,
+            result: BufferLike | null, resOff: number, remoteAddr: number, rkey: UcxRkey, token: number): number;
+  /** Completes every operation started on the endpoint, at the target too. @returns 0 | 1 (UCX_CQ_FLUSH) | -status. */
+  ucxEpFlush(ep: UcxEndpoint, token: number): number;
+  /** As ucxEpFlush for all of the worker's endpoints. */
+  ucxWorkerFlush(worker: UcxWorker, token: number): number;
+  /** Orders one-sided operations issued before against those issued after (ucp_worker_fence). */
+  ucxFence(worker: UcxWorker): void;
+
+  /** ucp_worker_arm: true when the event fd will fire on the next event, false when events are pending (progress first). */
+  ucxArm(worker: UcxWorker): boolean;
+  /**
+   * Sleeps in poll() on the worker's event fd: 'busy' at once when events are pending (progress
+   * and drain the rings, then wait again), 'ok' when it fired, 'timed-out'.
+   * @param timeoutMs negative, Infinity or NaN: no timeout.
+   */
+  ucxWait(worker: UcxWorker, timeoutMs: number): UcxWaitResult;
+  /**
+   * Starts the worker's doorbell relay: a native thread that, after each ucxBellArm, waits for
+   * the worker's event fd and then bumps cells[index] and FUTEX_WAKEs it (the rank's doorbell,
+   * src/common/doorbell.ts), so a rank asleep on its doorbell wakes for UCX as for shared-memory
+   * peers. The array is kept alive while attached.
+   * @throws code 'EBUSY' if one is attached, 'EINVAL' without UCX_FEATURE_WAKEUP.
+   */
+  ucxBellAttach(worker: UcxWorker, cells: Int32Array, index: number): void;
+  /**
+   * Before the rank sleeps (after it read the doorbell): arms the worker and has the relay
+   * watch its fd once. When events are already pending it rings the doorbell instead (so the
+   * sleep returns at once) and returns false.
+   */
+  ucxBellArm(worker: UcxWorker): boolean;
+  /** The rank woke: the relay stops watching (no system call). */
+  ucxBellDisarm(worker: UcxWorker): void;
+  /** Stops the relay thread. @returns how many times it rang. */
+  ucxBellDetach(worker: UcxWorker): number;
+}
+
+let ucxProbed: UcxProbeResult | undefined;
+
+/**
+ * The UCX binding's state here: loads libucp on the first call (a few milliseconds), then
+ * answers from memory. Not a constant computed at import, so that a process that never asks
+ * (a single-host job) never loads UCX.
+ */
+export function ucxProbe(): UcxProbeResult {
+  return (ucxProbed ??= addon.ucxProbe());
+}
+
+/** Whether the UCX binding works here (see ucxProbe; `ucxProbe().reason` says why not). */
+export function ucxAvailable(): boolean {
+  return ucxProbe().available;
+}

@@ -2,14 +2,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { ucxProbe } from '../../src/native/addon.js';
 import { DIST, ROOT, tsmpiexec } from '../helpers.js';
 
 /**
  * Runs every program of every test/mpi/<area>/testlist through tsmpiexec. A line reads
- * `name nprocs [env=VAR=value]... [sci-nodes=K]... [arg=value]... [timeout=S]`; `name` is a
+ * `name nprocs [env=VAR=value]... [sci-nodes=K]... [arg=value]... [timeout=S] [requires=ucx]`; `name` is a
  * program of the area, or `<area>/<name>` of another one (the sci area reruns the pt2pt and
  * coll programs over ch_sci). The program passes when the job exits 0 and rank 0 printed
- * " No Errors". TSMPI_TEST_AREAS=comm,group (set by
+ * " No Errors"; `requires=ucx` skips it, saying why, where UCX cannot be loaded. TSMPI_TEST_AREAS=comm,group (set by
  * `node scripts/run-tests.mjs mpi/comm mpi/group`) runs only those areas.
  */
 const selected = process.env.TSMPI_TEST_AREAS ? process.env.TSMPI_TEST_AREAS.split(',') : null;
@@ -27,14 +28,16 @@ for (const area of areas) {
       const launcherArgs = ['-n', nprocs!];
       const programArgs: string[] = [];
       let timeout = 60;
+      let skip: string | false = false;
       for (const extra of extras) {
         if (extra.startsWith('env=')) launcherArgs.push('-x', extra.slice(4));
         else if (extra.startsWith('sci-nodes=')) launcherArgs.push('--sci-nodes', extra.slice(10));
         else if (extra.startsWith('arg=')) programArgs.push(extra.slice(4));
         else if (extra.startsWith('timeout=')) timeout = Number(extra.slice(8));
+        else if (extra === 'requires=ucx') skip = ucxProbe().available ? false : `UCX is not usable here: ${ucxProbe().reason}`;
         else throw new Error(`${area}/testlist: cannot read ${JSON.stringify(extra)} in ${JSON.stringify(line)}`);
       }
-      it(line, { timeout: (timeout + 15) * 1000 }, async () => {
+      it(line, { timeout: (timeout + 15) * 1000, skip }, async () => {
         const program = path.join(DIST, 'test', 'mpi', name!.includes('/') ? '' : area, `${name}.js`);
         const r = await tsmpiexec([...launcherArgs, '--timeout', String(timeout), process.execPath, program, ...programArgs],
           (timeout + 10) * 1000);

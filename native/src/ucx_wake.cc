@@ -1,0 +1,232 @@
+// Sleeping until UCX has something: the worker's event fd (UCP_FEATURE_WAKEUP).
+//
+//   ucxArm(worker) -> true (armed: the fd will fire on the next event) | false (events pending: progress first)
+//   ucxWait(worker, timeoutMs) -> 'ok' | 'timed-out' | 'busy'
+//   ucxBellAttach(worker, cells, index)    a relay thread that rings cells[index] for the worker
+//   ucxBellArm(worker) -> boolean           arm the worker and have the relay watch its fd once
+//   ucxBellDisarm(worker)
+//   ucxBellDetach(worker) -> rings relayed
+//
+// Two ways to sleep, for two kinds of waiter:
+//
+// ucxWait blocks the calling thread in poll() on the event fd: for a process whose only source
+// of messages is UCX.
+//
+// A rank has more than one: shared-memory peers ring its doorbell (a futex in a segment of its
+// own, src/common/doorbell.ts), and the rank sleeps on that futex, synchronously (futexWait) or
+// from the event loop (futexWaitAsync). A futex cannot be poll()ed and an fd cannot be
+// futex-waited, and the doorbell's peers are other processes that cannot write into our
+// eventfd. So the UCX side is made to ring the doorbell: a relay thread per worker poll()s the
+// event fd while the rank sleeps and, when it fires, bumps the doorbell and FUTEX_WAKEs it,
+// as ch_sci's interrupt relay does for SCI interrupts. Nothing changes for the sleeper or for
+// the shared-memory peers, the sync and async sleeps both work, and a busy rank costs nothing:
+// the relay watches only between ucxBellArm (the device's announceSleep(true)) and the first
+// event, then goes back to waiting for the next arm, so it never spins on a ready fd that the
+// rank, awake, is draining itself.
+#if TSMPI_HAVE_UCX
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <thread>
+
+#include "args.h"
+#include "errors.h"
+#include "futex.h"
+#include "ucx_objects.h"
+
+namespace tsmpi {
+namespace ucx {
+
+struct Relay {
+  int efd = -1;
+  int ctl = -1;  // eventfd: wakes the thread when there is a new arm or it must stop
+  int32_t* cell = nullptr;
+  napi_ref keepCells = nullptr;
+  std::thread thread;
+  std::atomic<bool> watching{false};
+  std::atomic<bool> stop{false};
+  std::atomic<uint32_t> rings{0};
+};
+
+namespace {
+
+void Ring(int32_t* cell) {
+  __atomic_add_fetch(cell, 1, __ATOMIC_SEQ_CST);
+  FutexWake(cell, INT_MAX);
+}
+
+void Kick(Relay* r) {
+  uint64_t one = 1;
+  ssize_t n;
+  do n = write(r->ctl, &one, sizeof one);
+  while (n < 0 && errno == EINTR);
+}
+
+void RelayLoop(Relay* r) {
+  pollfd fds[2] = {{r->ctl, POLLIN, 0}, {r->efd, POLLIN, 0}};
+  while (!r->stop.load()) {
+    bool watch = r->watching.load();
+    fds[0].revents = fds[1].revents = 0;
+    if (poll(fds, watch ? 2 : 1, -1) < 0) continue;  // EINTR
+    if (fds[0].revents & POLLIN) {
+      uint64_t drained;
+      ssize_t ignored = read(r->ctl, &drained, sizeof drained);
+      (void)ignored;
+    }
+    // Once per arm: the fd stays ready until the rank, awake, progresses and arms again.
+    if (watch && (fds[1].revents & (POLLIN | POLLERR | POLLHUP)) && r->watching.exchange(false)) {
+      Ring(r->cell);
+      r->rings.fetch_add(1);
+    }
+  }
+}
+
+Relay* RequireRelay(const Napi::CallbackInfo& info, Worker* w, const char* call) {
+  if (w->relay == nullptr) ThrowCodedError(info.Env(), "EINVAL", std::string(call) + ": no doorbell is attached (ucxBellAttach first)");
+  return w->relay;
+}
+
+int RequireEfd(const Napi::CallbackInfo& info, Worker* w, const char* call) {
+  if (w->efd < 0) {
+    ThrowCodedError(info.Env(), "EINVAL", std::string(call) + ": the worker has no event fd (create its context with UCX_FEATURE_WAKEUP)");
+  }
+  return w->efd;
+}
+
+// ucp_worker_arm: true when armed, false when events are pending.
+bool Arm(const Napi::CallbackInfo& info, Worker* w, const char* call) {
+  ucs_status_t st = api.worker_arm(w->h);
+  if (st == UCS_OK) return true;
+  if (st == UCS_ERR_BUSY) return false;
+  ThrowStatus(info.Env(), st, std::string(call) + ": ucp_worker_arm");
+}
+
+Napi::Value ArmExport(const Napi::CallbackInfo& info) {
+  Worker* w = Unwrap<Worker>(info, 0, "ucxArm");
+  RequireEfd(info, w, "ucxArm");
+  return Napi::Boolean::New(info.Env(), Arm(info, w, "ucxArm"));
+}
+
+Napi::Value Wait(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* call = "ucxWait";
+  Worker* w = Unwrap<Worker>(info, 0, call);
+  int efd = RequireEfd(info, w, call);
+  int64_t deadline = GetDeadline(info, 1, call);
+  auto* results = static_cast<Napi::ObjectReference*>(info.Data());
+  if (!Arm(info, w, call)) return results->Get(2u);
+  for (;;) {
+    int timeout = -1;
+    if (deadline >= 0) {
+      int64_t left = deadline - MonotonicNowNs();
+      if (left <= 0) return results->Get(1u);
+      timeout = static_cast<int>(std::min<int64_t>((left + 999999) / 1000000, INT_MAX));
+    }
+    pollfd fd = {efd, POLLIN, 0};
+    int n = poll(&fd, 1, timeout);
+    if (n > 0) return results->Get(0u);
+    if (n < 0 && errno != EINTR) ThrowSystemError(env, errno, "poll", std::string(call) + ": poll on the UCX event fd failed: " + ErrnoText(errno));
+  }
+}
+
+Napi::Value BellAttach(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* call = "ucxBellAttach";
+  Worker* w = Unwrap<Worker>(info, 0, call);
+  int efd = RequireEfd(info, w, call);
+  int32_t* cell = GetSharedCell(info, 1, call);
+  if (w->relay != nullptr) ThrowCodedError(env, "EBUSY", std::string(call) + ": a doorbell is already attached to this worker");
+  auto* r = new Relay();
+  r->efd = efd;
+  r->cell = cell;
+  r->ctl = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (r->ctl < 0) {
+    int err = errno;
+    delete r;
+    ThrowSystemError(env, err, "eventfd", std::string(call) + ": eventfd failed: " + ErrnoText(err));
+  }
+  try {
+    r->thread = std::thread(RelayLoop, r);
+  } catch (const std::system_error& e) {
+    close(r->ctl);
+    delete r;
+    ThrowSystemError(env, e.code().value(), "pthread_create", std::string(call) + ": cannot start the relay thread: " + e.what());
+  }
+  napi_create_reference(env, info[1], 1, &r->keepCells);
+  w->relay = r;
+  return env.Undefined();
+}
+
+Napi::Value BellArm(const Napi::CallbackInfo& info) {
+  const char* call = "ucxBellArm";
+  Worker* w = Unwrap<Worker>(info, 0, call);
+  Relay* r = RequireRelay(info, w, call);
+  if (!Arm(info, w, call)) {
+    // Events are pending: the sleep about to start must not happen. Ringing the doorbell now
+    // makes its futex wait return at once (the sleeper read the doorbell before telling us).
+    Ring(r->cell);
+    return Napi::Boolean::New(info.Env(), false);
+  }
+  r->watching.store(true);
+  Kick(r);
+  return Napi::Boolean::New(info.Env(), true);
+}
+
+Napi::Value BellDisarm(const Napi::CallbackInfo& info) {
+  Worker* w = Unwrap<Worker>(info, 0, "ucxBellDisarm");
+  // No system call: if the relay is still in poll() it wakes on the next event, finds nothing
+  // to do and goes back to waiting for an arm.
+  RequireRelay(info, w, "ucxBellDisarm")->watching.store(false);
+  return info.Env().Undefined();
+}
+
+Napi::Value BellDetach(const Napi::CallbackInfo& info) {
+  Worker* w = Unwrap<Worker>(info, 0, "ucxBellDetach");
+  RequireRelay(info, w, "ucxBellDetach");
+  uint32_t rings = w->relay->rings.load();
+  StopRelay(info.Env(), w);
+  return Napi::Number::New(info.Env(), rings);
+}
+
+}  // namespace
+
+void StopRelay(Napi::Env env, Worker* w) {
+  Relay* r = w->relay;
+  if (r == nullptr) return;
+  r->stop.store(true);
+  Kick(r);
+  r->thread.join();
+  close(r->ctl);
+  if (r->keepCells != nullptr && env != nullptr && !w->tearingDown) napi_delete_reference(env, r->keepCells);
+  delete r;
+  w->relay = nullptr;
+}
+
+void RegisterWakeExports(Napi::Env env, Napi::Object exports) {
+  // The results of ucxWait, made once so that a wait allocates no string.
+  Napi::Array results = Napi::Array::New(env, 3);
+  results.Set(0u, "ok");
+  results.Set(1u, "timed-out");
+  results.Set(2u, "busy");
+  auto* ref = new Napi::ObjectReference(Napi::Persistent(results.As<Napi::Object>()));
+  env.AddCleanupHook([ref] {
+    ref->SuppressDestruct();  // the reference goes with the environment
+    delete ref;
+  });
+  exports.Set("ucxArm", Napi::Function::New(env, ArmExport, "ucxArm"));
+  exports.Set("ucxWait", Napi::Function::New(env, Wait, "ucxWait", ref));
+  exports.Set("ucxBellAttach", Napi::Function::New(env, BellAttach, "ucxBellAttach"));
+  exports.Set("ucxBellArm", Napi::Function::New(env, BellArm, "ucxBellArm"));
+  exports.Set("ucxBellDisarm", Napi::Function::New(env, BellDisarm, "ucxBellDisarm"));
+  exports.Set("ucxBellDetach", Napi::Function::New(env, BellDetach, "ucxBellDetach"));
+}
+
+}  // namespace ucx
+}  // namespace tsmpi
+
+#endif  // TSMPI_HAVE_UCX

@@ -1,0 +1,385 @@
+import createDebug from 'debug';
+import { copyBytes } from '../common/copy.js';
+import { TsmpiError } from '../common/errors.js';
+import {
+  addon, UCS_ERR_NO_RESOURCE, UCX_CQ_ENTRY_WORDS, UCX_CQ_EP_FAILED, UCX_CQ_RECV, UCX_CQ_SEND, UCX_CTL_CQ_HEAD,
+  UCX_CTL_CQ_TAIL, UCX_CTL_INBOX_HEAD, UCX_CTL_INBOX_TAIL, UCX_DESC_RNDV, UCX_REC_DESC, UCX_REC_KIND_MASK, UCX_REC_MSG,
+  UCX_REC_WRAP, UCX_RECORD_HEADER_BYTES, UCX_SEND_EAGER, UCX_SEND_IMMEDIATE, UCX_SEND_RNDV, type UcxContext,
+  type UcxEndpoint, type UcxWorkerRings,
+} from '../native/addon.js';
+import {
+  HEADER_WORDS, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_ROOM, SENT, type Device, type DeviceLimits,
+  type PackedData, type PacketSink, type SendHint, type SendResult,
+} from '../mpid/device.js';
+import type { UcxConfig } from './config.js';
+
+const trace = createDebug('tsmpi:ucx');
+
+/**
+ * The frame ch_ucx puts around mpid's opaque header, as the active message's header: the
+ * sender's world rank (UCX does not say who sent an active message), its sequence number to
+ * this receiver (a check that UCX kept the order MPI's matching relies on), then mpid's words.
+ */
+const FRAME_SRC = 0;
+const FRAME_SEQ = 1;
+const FRAME_HDR = 2;
+const FRAME_WORDS = FRAME_HDR + HEADER_WORDS;
+const FRAME_BYTES = FRAME_WORDS * 4;
+
+/**
+ * The rendezvous descriptor mpid carries for us from the arrival of a request to its match:
+ * the binding's descriptor id of the waiting message and the message's length (low, high).
+ * At the sender the same words name the slot holding the source until UCX is done with it.
+ */
+const DESC_ID = 0;
+const DESC_LEN_LO = 1;
+const DESC_LEN_HI = 2;
+const DESC_WORDS = 4;
+
+/** Completion tokens: what finished, in the high byte, and its slot. */
+const TOKEN_STAGED = 1 << 24;
+const TOKEN_RNDV = 2 << 24;
+const TOKEN_PULL = 3 << 24;
+const TOKEN_KIND = 0xff << 24;
+const TOKEN_SLOT = 0xffffff;
+
+const EMPTY = new Uint8Array(0);
+const pad8 = (n: number): number => (n + 7) & ~7;
+
+/** A peer this rank can no longer reach (it died, or its host or the network went away). */
+export class PeerLostError extends TsmpiError {
+  constructor(message: string) {
+    super('TSMPI_PEER_LOST', message);
+  }
+}
+
+/** The parts of UCX a device owns: made at bootstrap's step 1, so the address can go in our card. */
+export interface UcxEndpointSide {
+  readonly context: UcxContext;
+  readonly rings: UcxWorkerRings;
+}
+
+/**
+ * ch_ucx: the network device, over UCX's UCP (native/src/ucx_*.cc). One worker per rank, an
+ * endpoint per peer from the worker address in its card. Every packet is one active message
+ * whose header is FRAME + mpid's opaque header:
+ *  - inline and eager packets carry their payload; UCX delivers it into the binding's inbox
+ *    (read in place, nothing allocated), or holds it in a descriptor we receive into a scratch;
+ *  - a rendezvous request (HINT_NO_BUFFER) carries the source itself as a UCX rendezvous
+ *    message: the receiver's mpid matches the header, and pull() receives the data straight
+ *    into the matched buffer (ucp_am_recv_data_nbx: zero-copy from the sender's memory), so a
+ *    large message costs one UCX rendezvous and mpid's FIN, with no copy on either side.
+ * Sends UCX cannot take at once are copied to a staging buffer (the contract says a packet's
+ * bytes are read before sendPacket returns). Matching stays in mpid, so MPI's order and
+ * ANY_SOURCE hold across this device and ch_shmem at once.
+ *
+ * Sleep: the binding's relay thread watches the worker's event fd while the rank sleeps and
+ * rings the rank's doorbell (announceSleep arms it), so a waiting rank uses no CPU.
+ */
+export class UcxDevice implements Device {
+  readonly name = 'ch_ucx';
+  readonly limits: DeviceLimits;
+  /** Counters read through MPI.T and --stats. */
+  readonly counters = { eager: 0, staged: 0, rndv: 0, rndvBytes: 0, eagerDescriptors: 0, pullWaits: 0, wakes: 0 };
+  private sink: PacketSink | null = null;
+  private readonly worker;
+  private readonly control: Int32Array;
+  private readonly inbox: Uint8Array;
+  private readonly inboxWords: Int32Array;
+  private readonly inboxMask: number;
+  private readonly cq: Int32Array;
+  private readonly cqMask: number;
+  /** Our frame, rewritten per packet. */
+  private readonly frame = new Int32Array(FRAME_WORDS);
+  private readonly frameBytes = new Uint8Array(this.frame.buffer);
+  private readonly sendSeq: Int32Array;
+  private readonly recvSeq: Int32Array;
+  /** Why a peer's endpoint failed (a ucs_status_t), 0 while it works. */
+  private readonly failed: Int32Array;
+  private closing = false;
+  /** Staging buffers for eager packets UCX keeps (a stack of free slots). */
+  private readonly staging: (Uint8Array | null)[];
+  private readonly freeStaging: Int32Array;
+  private freeStagingCount: number;
+  /** Rendezvous sources UCX still reads from, by slot (what must stay alive). */
+  private readonly rndvSources: (Uint8Array | null)[] = [];
+  private readonly freeRndv: number[] = [];
+  /** The descriptor words handed to mpid for an arriving rendezvous request. */
+  private readonly arrivingDesc = new Int32Array(DESC_WORDS);
+  private readonly arrivingDescBytes = new Uint8Array(this.arrivingDesc.buffer);
+  /** Where eager data held by a descriptor is received before it goes to mpid. */
+  private eagerScratch = new Uint8Array(0);
+  private packScratch = new Uint8Array(0);
+  private pullStatus = 1;
+
+  constructor(private readonly config: UcxConfig, private readonly rank: number, worldSize: number,
+              private readonly side: UcxEndpointSide, private readonly eps: readonly (UcxEndpoint | null)[],
+              private readonly nodeOf: (rank: number) => string) {
+    this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS };
+    const rings = side.rings;
+    this.worker = rings.worker;
+    this.control = rings.control;
+    this.inbox = rings.inbox;
+    this.inboxWords = new Int32Array(rings.inbox.buffer, rings.inbox.byteOffset, rings.inbox.byteLength >> 2);
+    this.inboxMask = rings.inbox.length - 1;
+    this.cq = rings.completions;
+    this.cqMask = rings.completions.length / UCX_CQ_ENTRY_WORDS - 1;
+    this.sendSeq = new Int32Array(worldSize);
+    this.recvSeq = new Int32Array(worldSize);
+    this.failed = new Int32Array(worldSize);
+    this.staging = new Array<Uint8Array | null>(config.staging).fill(null);
+    this.freeStaging = Int32Array.from({ length: config.staging }, (_, i) => config.staging - 1 - i);
+    this.freeStagingCount = config.staging;
+  }
+
+  init(sink: PacketSink): void {
+    this.sink = sink;
+  }
+
+  sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number,
+             packed: PackedData | null, hint: SendHint): SendResult {
+    const ep = this.endpoint(peer);
+    const frame = this.frame;
+    frame[FRAME_SRC] = this.rank;
+    frame[FRAME_SEQ] = this.sendSeq[peer]!;
+    for (let i = 0; i < HEADER_WORDS; i++) frame[FRAME_HDR + i] = hdr[i]!;
+    if (hint === HINT_NO_BUFFER) return this.sendRendezvous(peer, ep, payload!, off);
+    let src = payload ?? EMPTY;
+    if (packed !== null) {
+      if (this.packScratch.length < len) this.packScratch = new Uint8Array(Math.max(len, this.config.eagerMax));
+      packed.pack(0, len, this.packScratch, 0);
+      src = this.packScratch;
+      off = 0;
+    }
+    const now = addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, src, off, len, UCX_SEND_EAGER | UCX_SEND_IMMEDIATE, 0);
+    if (now === 0) {
+      this.sendSeq[peer]!++;
+      this.counters.eager++;
+      return SENT;
+    }
+    if (now !== UCS_ERR_NO_RESOURCE) this.failSend(peer, now);
+    // UCX cannot send it within the call: hand it a copy it may keep until the completion.
+    if (this.freeStagingCount === 0) return hint === HINT_MAY_BUFFER ? NO_EAGER_ROOM : NO_ROOM;
+    const slot = this.freeStaging[--this.freeStagingCount]!;
+    let buf = this.staging[slot]!;
+    if (buf === null || buf.length < len) buf = this.staging[slot] = new Uint8Array(Math.max(len, this.config.eagerMax, 64));
+    copyBytes(src, off, buf, 0, len);
+    const later = addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, buf, 0, len, UCX_SEND_EAGER, TOKEN_STAGED | slot);
+    if (later < 0) this.failSend(peer, later);
+    if (later === 0) this.freeStaging[this.freeStagingCount++] = slot;
+    this.sendSeq[peer]!++;
+    this.counters.staged++;
+    return SENT;
+  }
+
+  /** The request of a rendezvous, with the source (held since describeSource) as UCX rendezvous data. */
+  private sendRendezvous(peer: number, ep: UcxEndpoint, descBytes: Uint8Array, off: number): SendResult {
+    const slot = descBytes[off]! | (descBytes[off + 1]! << 8) | (descBytes[off + 2]! << 16) | (descBytes[off + 3]! << 24);
+    const source = this.rndvSources[slot]!;
+    const r = addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, source, 0, source.length, UCX_SEND_RNDV, TOKEN_RNDV | slot);
+    if (r < 0) this.failSend(peer, r);
+    if (r === 0) this.releaseRndv(slot);
+    this.sendSeq[peer]!++;
+    this.counters.rndv++;
+    this.counters.rndvBytes += source.length;
+    return SENT;
+  }
+
+  describeSource(_peer: number, source: Uint8Array, packed: PackedData | null, desc: Int32Array): object | null {
+    let bytes = source;
+    if (packed !== null) {
+      // Derived datatypes: packed once here; UCX then moves the packed bytes zero-copy.
+      bytes = new Uint8Array(packed.length);
+      packed.pack(0, packed.length, bytes, 0);
+    }
+    const slot = this.freeRndv.length > 0 ? this.freeRndv.pop()! : this.rndvSources.length;
+    if (slot > TOKEN_SLOT) throw new Error('ch_ucx: too many rendezvous sends in flight');
+    this.rndvSources[slot] = bytes;
+    desc[DESC_ID] = slot;
+    desc[DESC_LEN_LO] = bytes.length % 0x100000000;
+    desc[DESC_LEN_HI] = Math.floor(bytes.length / 0x100000000);
+    return bytes;
+  }
+
+  pull(peer: number, desc: Int32Array, dest: Uint8Array, packed: PackedData | null, len: number): boolean {
+    const descId = desc[DESC_ID]! >>> 0;
+    const total = (desc[DESC_LEN_LO]! >>> 0) + desc[DESC_LEN_HI]! * 0x100000000;
+    // UCX receives a message whole: into the matched buffer when it fits exactly, else a bounce.
+    const direct = packed === null && len === total;
+    const into = direct ? dest : new Uint8Array(total);
+    this.pullStatus = 1;
+    const r = addon.ucxAmRecv(this.worker, descId, into, 0, total, TOKEN_PULL);
+    if (r < 0) this.failSend(peer, r);
+    if (r === 1) {
+      this.counters.pullWaits++;
+      while (this.pullStatus === 1) {
+        addon.ucxProgress(this.worker);
+        this.drainCompletions();
+        if (this.failed[peer] !== 0) this.failSend(peer, this.failed[peer]!);
+      }
+      if (this.pullStatus < 0) this.failSend(peer, this.pullStatus);
+    }
+    if (!direct && len > 0) {
+      if (packed !== null) packed.unpack(into, 0, 0, len);
+      else copyBytes(into, 0, dest, 0, len);
+    }
+    return true;
+  }
+
+  expectPush(): void {
+    throw new Error('ch_ucx: the push path is never used (pull always receives)');
+  }
+
+  startPush(): void {
+    throw new Error('ch_ucx: the push path is never used (pull always receives)');
+  }
+
+  /**
+   * Progress counts UCX's own events too (a connection set up, a rendezvous step): after one, the
+   * rank must not go to sleep on the strength of this poll, since the worker's event fd may
+   * already have fired for it and will not fire again.
+   */
+  poll(): number {
+    const events = addon.ucxProgress(this.worker);
+    const c = this.control;
+    if (c[UCX_CTL_CQ_HEAD] !== c[UCX_CTL_CQ_TAIL]) this.drainCompletions();
+    return (c[UCX_CTL_INBOX_HEAD] !== c[UCX_CTL_INBOX_TAIL] ? this.drainInbox() : 0) + events;
+  }
+
+  announceSleep(asleep: boolean): void {
+    if (asleep) {
+      if (addon.ucxBellArm(this.worker)) this.counters.wakes++;
+    } else addon.ucxBellDisarm(this.worker);
+  }
+
+  disconnect(): void {
+    // From here a peer closing its endpoints is no failure.
+    this.closing = true;
+  }
+
+  close(): void {
+    this.sink = null;
+    addon.ucxBellDetach(this.worker);
+    addon.ucxContextDestroy(this.side.context);
+  }
+
+  /** Hands every arrived packet to mpid, releasing each record after its visit. */
+  private drainInbox(): number {
+    const c = this.control;
+    const words = this.inboxWords;
+    let n = 0;
+    for (let tail = c[UCX_CTL_INBOX_TAIL]!; tail !== c[UCX_CTL_INBOX_HEAD]; tail = c[UCX_CTL_INBOX_TAIL]!) {
+      const off = tail & this.inboxMask;
+      const w = off >> 2;
+      const kindFlags = words[w]!;
+      const kind = kindFlags & UCX_REC_KIND_MASK;
+      if (kind === UCX_REC_WRAP) {
+        c[UCX_CTL_INBOX_TAIL] = (tail + (this.inbox.length - off)) | 0;
+        continue;
+      }
+      const hLen = words[w + 1]!;
+      const len = words[w + 2]!;
+      const f = (off + UCX_RECORD_HEADER_BYTES) >> 2;
+      if (hLen !== FRAME_BYTES) throw new Error(`ch_ucx: a message with a ${hLen}-byte header is not ours`);
+      const src = words[f + FRAME_SRC]!;
+      this.checkOrder(src, words[f + FRAME_SEQ]!);
+      if (kind === UCX_REC_MSG) {
+        // The record stays ours until TAIL passes it: mpid reads the payload in place.
+        this.sink!.onPacket(src, words, f + FRAME_HDR, this.inbox, off + UCX_RECORD_HEADER_BYTES + FRAME_BYTES, len);
+        c[UCX_CTL_INBOX_TAIL] = (tail + UCX_RECORD_HEADER_BYTES + FRAME_BYTES + pad8(len)) | 0;
+      } else if (kind === UCX_REC_DESC) {
+        const descId = words[w + 3]!;
+        if ((kindFlags & UCX_DESC_RNDV) !== 0) {
+          const d = this.arrivingDesc;
+          d[DESC_ID] = descId;
+          d[DESC_LEN_LO] = len;
+          d[DESC_LEN_HI] = 0;
+          this.sink!.onPacket(src, words, f + FRAME_HDR, this.arrivingDescBytes, 0, DESC_WORDS * 4);
+        } else {
+          this.receiveEager(src, descId, len);
+          this.sink!.onPacket(src, words, f + FRAME_HDR, this.eagerScratch, 0, len);
+        }
+        c[UCX_CTL_INBOX_TAIL] = (tail + UCX_RECORD_HEADER_BYTES + FRAME_BYTES) | 0;
+      } else throw new Error(`ch_ucx: inbox record of unknown kind ${kind}`);
+      n++;
+    }
+    return n;
+  }
+
+  /** Eager data UCX holds (it did not fit the inbox): received into the scratch, in the call. */
+  private receiveEager(src: number, descId: number, len: number): void {
+    if (this.eagerScratch.length < len) this.eagerScratch = new Uint8Array(Math.max(len, this.config.eagerMax));
+    this.counters.eagerDescriptors++;
+    this.pullStatus = 1;
+    const r = addon.ucxAmRecv(this.worker, descId, this.eagerScratch, 0, len, TOKEN_PULL);
+    if (r < 0) this.failSend(src, r);
+    while (r === 1 && this.pullStatus === 1) {
+      addon.ucxProgress(this.worker);
+      this.drainCompletions();
+    }
+    if (this.pullStatus < 0) this.failSend(src, this.pullStatus);
+  }
+
+  private drainCompletions(): void {
+    const c = this.control;
+    const cq = this.cq;
+    for (let tail = c[UCX_CTL_CQ_TAIL]!; tail !== c[UCX_CTL_CQ_HEAD]; tail = (tail + 1) | 0) {
+      const at = (tail & this.cqMask) * UCX_CQ_ENTRY_WORDS;
+      const token = cq[at]!;
+      const status = cq[at + 1]!;
+      const kind = cq[at + 2]!;
+      c[UCX_CTL_CQ_TAIL] = (tail + 1) | 0;
+      if (kind === UCX_CQ_EP_FAILED) {
+        if (!this.closing && this.failed[token] === 0) {
+          this.failed[token] = status;
+          trace('rank %d: endpoint to rank %d failed: %s', this.rank, token, addon.ucxStatusName(status));
+          // The job cannot go on without the peer (MPI has no fault tolerance here): whatever
+          // call progresses now fails with the peer's name, and the job ends.
+          this.failSend(token, status);
+        }
+        continue;
+      }
+      const slot = token & TOKEN_SLOT;
+      switch (token & TOKEN_KIND) {
+        case TOKEN_STAGED:
+          this.freeStaging[this.freeStagingCount++] = slot;
+          break;
+        case TOKEN_RNDV:
+          this.releaseRndv(slot);
+          break;
+        case TOKEN_PULL:
+          if (kind === UCX_CQ_RECV) this.pullStatus = status < 0 ? status : 0;
+          break;
+        default:
+          if (kind === UCX_CQ_SEND && status < 0 && !this.closing) {
+            throw new Error(`ch_ucx: a send of unknown token ${token} failed`);
+          }
+      }
+    }
+  }
+
+  private releaseRndv(slot: number): void {
+    this.rndvSources[slot] = null;
+    this.freeRndv.push(slot);
+  }
+
+  private endpoint(peer: number): UcxEndpoint {
+    if (this.failed[peer] !== 0) this.failSend(peer, this.failed[peer]!);
+    const ep = this.eps[peer];
+    if (ep === null || ep === undefined) throw new Error(`ch_ucx: bootstrap gave this device no endpoint to rank ${peer}`);
+    return ep;
+  }
+
+  private checkOrder(src: number, seq: number): void {
+    const expected = this.recvSeq[src]!;
+    if (seq !== expected) {
+      throw new Error(`ch_ucx: message ${seq} from rank ${src} arrived where ${expected} was due: UCX broke the order MPI needs`);
+    }
+    this.recvSeq[src] = (expected + 1) | 0;
+  }
+
+  private failSend(peer: number, status: number): never {
+    throw new PeerLostError(`ch_ucx: rank ${this.rank} lost rank ${peer} (on ${this.nodeOf(peer)}): ` +
+      `${addon.ucxStatusName(status)}; the rank or its host is gone, or the network between us is down`);
+  }
+}

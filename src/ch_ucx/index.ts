@@ -1,0 +1,3 @@
+export { ucxDescriptor } from './descriptor.js';
+export { UcxDevice } from './device.js';
+export { readUcxConfig, type UcxConfig } from './config.js';
