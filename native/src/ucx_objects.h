@@ -206,7 +206,8 @@ void CloseEndpointNow(Endpoint* ep);
 // env is null in the environment's own teardown (references then die with it).
 void DestroyWorker(Napi::Env env, Worker* w);
 void DestroyContext(Napi::Env env, Context* c);
-void StopRelay(Napi::Env env, Worker* w);  // ucx_wake.cc
+// Stops the worker's doorbell relay, if any; returns how many times it rang (ucx_wake.cc).
+uint32_t StopRelay(Napi::Env env, Worker* w);
 
 // Releases every descriptor the worker still holds (ucx_am.cc).
 void ReleaseDescs(Worker* w);

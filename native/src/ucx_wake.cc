@@ -188,23 +188,23 @@ Napi::Value BellDisarm(const Napi::CallbackInfo& info) {
 Napi::Value BellDetach(const Napi::CallbackInfo& info) {
   Worker* w = Unwrap<Worker>(info, 0, "ucxBellDetach");
   RequireRelay(info, w, "ucxBellDetach");
-  uint32_t rings = w->relay->rings.load();
-  StopRelay(info.Env(), w);
-  return Napi::Number::New(info.Env(), rings);
+  return Napi::Number::New(info.Env(), StopRelay(info.Env(), w));
 }
 
 }  // namespace
 
-void StopRelay(Napi::Env env, Worker* w) {
+uint32_t StopRelay(Napi::Env env, Worker* w) {
   Relay* r = w->relay;
-  if (r == nullptr) return;
+  if (r == nullptr) return 0;
   r->stop.store(true);
   Kick(r);
   r->thread.join();
+  uint32_t rings = r->rings.load();  // after the join: a ring's count follows its wake-up
   close(r->ctl);
   if (r->keepCells != nullptr && env != nullptr && !w->tearingDown) napi_delete_reference(env, r->keepCells);
   delete r;
   w->relay = nullptr;
+  return rings;
 }
 
 void RegisterWakeExports(Napi::Env env, Napi::Object exports) {

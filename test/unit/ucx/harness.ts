@@ -3,7 +3,7 @@
  * collects their RESULT lines, and kills both when the time bound passes, so a hang fails the
  * test. `host` places a peer on an emulated host (netns-hosts.sh); by default both run here.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -41,6 +41,7 @@ export interface PairResult {
 export function canHaveHosts(): string | null {
   if (process.getuid?.() !== 0) return 'emulated hosts need root (network namespaces)';
   if (!fs.existsSync(NETNS_HOSTS)) return `${NETNS_HOSTS} is missing`;
+  if (spawnSync('ip', ['-V']).status !== 0) return 'emulated hosts need iproute2 (apt-get install iproute2)';
   return null;
 }
 
