@@ -43,7 +43,7 @@ function layersIn(text: string, file: string): string[] {
 }
 
 describe('layering of mpid and the devices', () => {
-  it('finds the devices', () => assert.deepEqual(DEVICES.sort(), ['ch_sci', 'ch_shmem']));
+  it('finds the devices', () => assert.deepEqual(DEVICES.sort(), ['ch_sci', 'ch_shmem', 'ch_ucx']));
 
   it('mpid imports no device, nothing of mpir and not the bootstrap', () => {
     for (const f of files('mpid')) {

@@ -24,10 +24,12 @@ function names(me: number, cards: BusinessCard[], forced: DeviceDescriptor | nul
 }
 
 describe('device selection', () => {
-  it('the registry has self, ch_shmem and ch_sci, names usable as card keys, priorities in that order', () => {
+  it('the registry has self, ch_shmem, ch_sci and ch_ucx, names usable as card keys, priorities in that order', () => {
     checkRegistry(DEVICES);
-    assert.deepEqual(DEVICES.map((d) => d.name), ['self', 'ch_shmem', 'ch_sci']);
-    assert.ok(byName('self').priority > byName('ch_shmem').priority && byName('ch_shmem').priority > byName('ch_sci').priority);
+    assert.deepEqual(DEVICES.map((d) => d.name), ['self', 'ch_shmem', 'ch_sci', 'ch_ucx']);
+    assert.ok(byName('self').priority > byName('ch_shmem').priority && byName('ch_shmem').priority > byName('ch_sci').priority &&
+      byName('ch_sci').priority > byName('ch_ucx').priority);
+    assert.equal(byName('ch_ucx').onDemand, true, 'ch_ucx must be opened only when the cards show ranks no other device reaches');
   });
 
   it('one node: self for ourselves, ch_shmem for the others', () => {
