@@ -210,6 +210,11 @@ export class Win {
     return this.w.lockMigrations;
   }
 
+  /** @internal The access method the window layer chose for `rank` (src/osc/select.ts codes). */
+  methodOf(rank: number): { readonly access: number; readonly updates: number } {
+    return this.w.methodOf(rank);
+  }
+
   // ---------------------------------------------------------------- operations
 
   Put(origin: BufSpec, targetRank: number, target?: TargetSpec | null): void {
