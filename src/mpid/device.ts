@@ -33,6 +33,12 @@ import type { MemoryCapabilities, NodeMemory, RmaService } from './memory.js';
  * stream. The device packs straight into its own buffers (slot, eager ring, bounce chunk) and
  * unpacks straight out of them, or gives the kernel iovec lists, so no whole packed copy of a
  * message is ever made.
+ *
+ * Memory and RMA (memory.ts): a descriptor declares what the device can do with the memory of
+ * the ranks it carries (capability flags after Open MPI's btl FLAGS_PUT/GET/ATOMIC_OPS), which
+ * the window layer (src/osc) chooses its access method per target by; an opened device offers
+ * the service behind them (Device.rma), and a device whose memory is one node's offers that
+ * node's shared segments (DeviceDescriptor.nodeMemory).
  */
 
 /**

@@ -10,7 +10,7 @@ export interface HeldRequest {
 }
 
 /**
- * The agent method, origin side (003b §3.2b, "emulated"): every operation travels as a message
+ * The agent method, origin side (003b §3.2's emulated access): every operation travels as a message
  * (wire.ts) to the target's agent (target.ts), which applies it in arrival order. A fetching
  * operation's reply proves that the target applied it and everything we sent it before
  * (messages do not overtake), so only targets whose last operation has no reply are dirty: a
