@@ -4,10 +4,11 @@ import { jobIdFrom } from '../common/segment-names.js';
 import { cardKey, decodeCard, encodeCard, type BusinessCard } from '../mpid/business-card.js';
 import { SLEEP_TIMEOUT_MS, SPIN_POLLS } from '../mpid/config.js';
 import type { Device, DeviceDescriptor, DeviceWorld, OpenDevice } from '../mpid/device.js';
+import { NO_MEMORY, type MemoryCapabilities, type RmaService } from '../mpid/memory.js';
 import { localNodeId } from '../mpid/node-id.js';
 import { connectProcessManager } from '../mpid/process-manager.js';
 import { Progress } from '../mpid/progress.js';
-import { World } from '../mpid/world.js';
+import { World, type WorldParts } from '../mpid/world.js';
 import { BootstrapError } from '../common/errors.js';
 import { DEVICE } from './config.js';
 import { DEVICES } from './devices.js';
@@ -86,11 +87,13 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     const bells = cards.map((c) => (c.rank !== pm.rank && chosen[c.rank]!.sharesMemory ? PeerBell.attach(c.bell, c.rank) : null));
     const devices: Device[] = [];
     const deviceOf = new Array<Device>(pm.size);
+    let rma: { service: RmaService; caps: MemoryCapabilities } | null = null;
     for (const { descriptor, open } of opened) {
       const peers = cards.filter((c) => chosen[c.rank] === descriptor);
       const device = open.connect({ peers, cards, bellOf: (r) => bells[r] ?? null });
       devices.push(device);
       for (const c of peers) deviceOf[c.rank] = device;
+      if (rma === null && device.rma !== undefined) rma = { service: device.rma, caps: descriptor.memory ?? NO_MEMORY };
     }
     pm.fence();
     for (const o of opened) o.open.connected();
@@ -102,6 +105,9 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     return new World({
       pm, jobId, cards, devices, deviceOf, bells,
       sharesMemory: chosen.map((d) => d.sharesMemory),
+      memoryOf: chosen.map((d) => d.memory ?? NO_MEMORY),
+      nodeMemory: nodeMemoryOf(registered),
+      rma,
       nodesUseSharedMemory: forced === null,
       doorbell,
       spinBudget: Progress.spinBudgetFor(machineRanks, spinPolls),
@@ -156,6 +162,15 @@ function withLateFields(card: BusinessCard, text: string): BusinessCard {
     if (eq > 0 && part.slice(0, eq) !== 'v') devices.set(part.slice(0, eq), part.slice(eq + 1));
   }
   return { ...card, devices };
+}
+
+/**
+ * The node's shared memory, from the first registered device that offers it: the node's, not a
+ * connection's, so it is there whether or not that device carries messages (TSMPI_DEVICE=sci).
+ */
+function nodeMemoryOf(registered: readonly DeviceDescriptor[]): WorldParts['nodeMemory'] {
+  const d = registered.find((r) => r.nodeMemory !== undefined);
+  return d !== undefined ? { service: d.nodeMemory!, caps: d.memory ?? NO_MEMORY } : null;
 }
 
 /** The machine part of a node id (without the emulated SCI node). */

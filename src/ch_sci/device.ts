@@ -60,7 +60,7 @@ export class SciDevice implements Device {
     short: 0, eager: 0, eagerFull: 0, ringFull: 0, poolFull: 0, blocks: 0, dmaBlocks: 0, dataRetries: 0,
     dmaRetries: 0, interrupts: 0, resourceWaits: 0,
   };
-  readonly memory: SciMemory;
+  readonly rma: SciMemory;
   private sink: PacketSink | null = null;
   private readonly peerOf: (Peer | null)[];
   private readonly peers: Peer[] = [];
@@ -91,7 +91,7 @@ export class SciDevice implements Device {
   ) {
     this.limits = { eagerMax: config.eagerBytes > 0 ? config.eagerMax : config.shortMax, rndvDescWords: 0, shortMax: config.shortMax };
     this.cache = new ResourceCache(desc, config.cache);
-    this.memory = new SciMemory(desc, rank, this.name, this.counters);
+    this.rma = new SciMemory(desc, rank, this.name, this.counters);
     this.peerOf = new Array<Peer | null>(size).fill(null);
     this.ownWords = short.map.words;
     this.eagerView = eager !== null ? eager.map.bytes : null;

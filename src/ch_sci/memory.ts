@@ -1,5 +1,5 @@
 import type { BusinessCard } from '../mpid/business-card.js';
-import type { ExposedMemory, MappedMemory, RemoteMemoryProvider } from '../mpid/remote-memory.js';
+import type { ExposedMemory, MappedMemory, RmaService } from '../mpid/memory.js';
 import type { Descriptor } from '../sisci/index.js';
 import { CONNECT_TIMEOUT_MS, MAX_RETRIES, type SciCounters } from './peer.js';
 
@@ -13,7 +13,7 @@ const MEMORY_IDS_PER_RANK = 0x4000;
  * with an id unique on our node (ids above the device's own, numbered per rank); another rank
  * maps it by our SCI node id (our card's ch_sci field) and that id.
  */
-export class SciMemory implements RemoteMemoryProvider {
+export class SciMemory implements RmaService {
   private serial = 0;
 
   constructor(private readonly desc: Descriptor, private readonly rank: number, private readonly cardName: string,

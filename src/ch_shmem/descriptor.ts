@@ -1,8 +1,10 @@
 import { segmentName } from '../common/segment-names.js';
 import type { DeviceDescriptor, OpenDevice, PeerBell } from '../mpid/device.js';
+import { ALL_ATOMICS, ALL_WIDTHS, MEM_CPU_ATOMICS, MEM_LOAD_STORE, RMA_GET, RMA_PUT } from '../mpid/memory.js';
 import { readShmemConfig } from './config.js';
 import { ShmemDevice } from './device.js';
 import { PairLayout } from './layout.js';
+import { shmNodeMemory } from './node-region.js';
 import { RankSegment } from './rank-segment.js';
 
 const NAME = 'ch_shmem';
@@ -12,11 +14,15 @@ const NAME = 'ch_shmem';
  * SCI node) that runs it too, and beats every device but self there. Step 1 creates our
  * segment (its name is our card field); step 2 attaches the segments of the peers bootstrap
  * gave us; the name goes once they all have, so a killed rank leaves nothing in /dev/shm.
+ * Memory: the node's shared segments, mapped by every rank of the node and reached by CPU
+ * loads, stores and atomics of every width and op (node-region.ts offers them).
  */
 export const shmemDescriptor: DeviceDescriptor = {
   name: NAME,
   priority: 50,
   sharesMemory: true,
+  memory: { flags: MEM_LOAD_STORE | MEM_CPU_ATOMICS | RMA_PUT | RMA_GET, atomicWidths: ALL_WIDTHS, atomicOps: ALL_ATOMICS },
+  nodeMemory: shmNodeMemory,
   reachable: (myCard, peerCard) => myCard.rank !== peerCard.rank && myCard.nodeId === peerCard.nodeId &&
     myCard.devices.has(NAME) && peerCard.devices.has(NAME),
   open(world): OpenDevice | null {

@@ -1,5 +1,6 @@
 import { BootstrapError } from '../common/errors.js';
 import type { DeviceDescriptor, OpenDevice } from '../mpid/device.js';
+import { NO_MEMORY } from '../mpid/memory.js';
 import {
   addon, ucxProbe, UCX_FEATURE_AM, UCX_FEATURE_AMO32, UCX_FEATURE_AMO64, UCX_FEATURE_RMA, UCX_FEATURE_WAKEUP,
   type UcxEndpoint,
@@ -27,6 +28,9 @@ export const ucxDescriptor: DeviceDescriptor = {
   forcedBy: 'ucx',
   sharesMemory: false,
   onDemand: true,
+  // Messages only for now: UCX's put/get/atomics (the binding has them) are not yet offered to
+  // the window layer, so windows reach ch_ucx's peers through the target's agent.
+  memory: NO_MEMORY,
   unreachableHint: `ranks on different hosts need ch_ucx on both: ${INSTALL}`,
   reachable: (myCard, peerCard) => myCard.rank !== peerCard.rank && myCard.devices.has(NAME) && peerCard.devices.has(NAME),
   open(world): OpenDevice | null {

@@ -32,3 +32,20 @@ export class BootstrapError extends TsmpiError {
     super('TSMPI_BOOTSTRAP', message, options);
   }
 }
+
+/**
+ * A one-sided call out of its epoch (an operation with no access epoch to its target, Complete
+ * without Start, a second Lock of one rank, ...); the API reports MPI.ERR_RMA_SYNC.
+ */
+export class RmaSyncError extends TsmpiError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('TSMPI_RMA_SYNC', message, options);
+  }
+}
+
+/** Memory attached to a dynamic window overlaps memory attached before, or was never attached: MPI.ERR_RMA_ATTACH. */
+export class RmaAttachError extends TsmpiError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('TSMPI_RMA_ATTACH', message, options);
+  }
+}

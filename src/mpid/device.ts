@@ -1,5 +1,5 @@
 import type { BusinessCard } from './business-card.js';
-import type { RemoteMemoryProvider } from './remote-memory.js';
+import type { MemoryCapabilities, NodeMemory, RmaService } from './memory.js';
 
 /**
  * The contract between mpid and a channel device (tsmpi's btl.h), version 2.
@@ -33,6 +33,12 @@ import type { RemoteMemoryProvider } from './remote-memory.js';
  * stream. The device packs straight into its own buffers (slot, eager ring, bounce chunk) and
  * unpacks straight out of them, or gives the kernel iovec lists, so no whole packed copy of a
  * message is ever made.
+ *
+ * Memory and RMA (memory.ts): a descriptor declares what the device can do with the memory of
+ * the ranks it carries (capability flags after Open MPI's btl FLAGS_PUT/GET/ATOMIC_OPS), which
+ * the window layer (src/osc) chooses its access method per target by; an opened device offers
+ * the service behind them (Device.rma), and a device whose memory is one node's offers that
+ * node's shared segments (DeviceDescriptor.nodeMemory).
  */
 
 /**
@@ -184,8 +190,12 @@ export interface Device {
    */
   announceSleep?(asleep: boolean): void;
 
-  /** Memory other ranks can map, also off our node (MPI.Alloc_mem, one-sided windows); absent when the device has none. */
-  readonly memory?: RemoteMemoryProvider;
+  /**
+   * The RMA service behind the descriptor's memory flags that need an opened device
+   * (MEM_EXPORTED: memory other nodes map, behind MPI.Alloc_mem and windows; the device
+   * operations of a network device); absent when the device has none (memory.ts).
+   */
+  readonly rma?: RmaService;
 
   /** Finalize, step 1 (before the last fence): stop using every peer's resources. */
   disconnect(): void;
@@ -270,6 +280,17 @@ export interface DeviceDescriptor {
    * TSMPI_DEVICE forces it. Its card field then travels in a second exchange.
    */
   readonly onDemand?: boolean;
+   * What the device can do with the memory of the ranks it carries (memory.ts: load/store,
+   * exported segments, put/get/atomics and their widths and ops, flush): the window layer
+   * chooses its access method per target from these flags. Absent: none (messages only).
+   */
+  readonly memory?: MemoryCapabilities;
+  /**
+   * The node's shared memory, when this device's memory is load/store memory of one node: a
+   * service of the node, so it is there whether or not the device carries messages
+   * (TSMPI_DEVICE=sci still puts shared windows in node memory).
+   */
+  readonly nodeMemory?: NodeMemory;
   /**
    * Whether this device can carry messages between the two ranks, from their published cards
    * alone (`peerCard` may be `myCard`): both ranks of a pair compute the same answer.

@@ -2,6 +2,7 @@ import {
   SENT, type Device, type DeviceDescriptor, type DeviceLimits, type OpenDevice, type PackedData, type PacketSink,
   type RankDoorbell, type SendHint, type SendResult,
 } from './device.js';
+import { ALL_ATOMICS, ALL_WIDTHS, MEM_CPU_ATOMICS, MEM_LOAD_STORE, RMA_GET, RMA_PUT } from './memory.js';
 
 /**
  * The device for messages a rank sends to itself: a packet is handed to the sink at once,
@@ -68,12 +69,14 @@ const EMPTY = new Uint8Array(0);
 /**
  * Registration: every rank reaches itself, and nothing else does better. mpid's own device
  * (the loopback every rank needs), registered like the others so that bootstrap treats all
- * devices alike; TSMPI_DEVICE does not take it away.
+ * devices alike; TSMPI_DEVICE does not take it away. Its memory is our own: loads, stores and
+ * CPU atomics of every width and op.
  */
 export const selfDescriptor: DeviceDescriptor = {
   name: 'self',
   priority: 100,
   sharesMemory: true,
+  memory: { flags: MEM_LOAD_STORE | MEM_CPU_ATOMICS | RMA_PUT | RMA_GET, atomicWidths: ALL_WIDTHS, atomicOps: ALL_ATOMICS },
   reachable: (myCard, peerCard) => myCard.rank === peerCard.rank,
   open(world): OpenDevice {
     return {

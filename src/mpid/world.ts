@@ -4,7 +4,7 @@ import type { Device, PeerBell } from './device.js';
 import { Engine } from './engine.js';
 import { Progress } from './progress.js';
 import { RankWake } from './rank-wake.js';
-import type { ExposedMemory, MappedMemory, RemoteMemoryProvider } from './remote-memory.js';
+import type { ExposedMemory, MappedMemory, MemoryCapabilities, NodeMemory, RmaService } from './memory.js';
 import type { ProcessManager } from './process-manager.js';
 
 /** What bootstrap (src/boot) assembled: the job, the cards, the devices and who carries whom. */
@@ -20,6 +20,12 @@ export interface WorldParts {
   readonly sharesMemory: readonly boolean[];
   /** The doorbells of the ranks that share memory with us; null for the others and ourselves. */
   readonly bells: readonly (PeerBell | null)[];
+  /** The memory capabilities of the device that reaches each world rank (its descriptor's). */
+  readonly memoryOf: readonly MemoryCapabilities[];
+  /** The node's shared memory (a device's nodeMemory service, with its descriptor's capabilities), or null when no registered device offers it. */
+  readonly nodeMemory: { readonly service: NodeMemory; readonly caps: MemoryCapabilities } | null;
+  /** The first opened device's RMA service that exports memory, with its descriptor's capabilities, or null. */
+  readonly rma: { readonly service: RmaService; readonly caps: MemoryCapabilities } | null;
   /** No device was forced (TSMPI_DEVICE=auto): ranks of one node talk through shared memory. */
   readonly nodesUseSharedMemory: boolean;
   /** The rank's own doorbell. */
@@ -44,8 +50,13 @@ export class World {
   private readonly devices: readonly Device[];
   private readonly shares: readonly boolean[];
   private readonly bells: readonly (PeerBell | null)[];
-  /** The first device that offers memory other nodes can map (ch_sci), if one runs. */
-  private readonly memory: RemoteMemoryProvider | null;
+  private readonly memoryOf: readonly MemoryCapabilities[];
+  /** The node's shared segments (mpir's shm_counter barrier, one-sided windows on one node), or null. */
+  readonly nodeMemory: NodeMemory | null;
+  /** What ranks of the node can do with those segments (loads, stores, CPU atomics); null without them. */
+  readonly nodeMemoryCaps: MemoryCapabilities | null;
+  /** The device service behind exposeMemory and mapMemory (ch_sci's exported segments), if one runs. */
+  private readonly rma: WorldParts['rma'];
   /** The rank's own doorbell (the state-request handler rings it, mpir/runtime.ts). */
   readonly doorbell: Doorbell;
 
@@ -58,7 +69,10 @@ export class World {
     this.shares = parts.sharesMemory;
     this.bells = parts.bells;
     this.doorbell = parts.doorbell;
-    this.memory = parts.devices.find((d) => d.memory !== undefined)?.memory ?? null;
+    this.memoryOf = parts.memoryOf;
+    this.nodeMemory = parts.nodeMemory?.service ?? null;
+    this.nodeMemoryCaps = parts.nodeMemory?.caps ?? null;
+    this.rma = parts.rma;
     // Only devices that carry a peer are initialized and polled.
     const carrying = parts.devices.filter((d) => parts.deviceOf.includes(d));
     this.engine = new Engine(parts.pm.rank, carrying, parts.deviceOf);
@@ -88,18 +102,28 @@ export class World {
     return this.cards[worldRank]!.nodeId === this.nodeId;
   }
 
+  /** What the device that reaches `worldRank` can do with its memory (memory.ts; the window layer chooses by it). */
+  memoryCapsOf(worldRank: number): MemoryCapabilities {
+    return this.memoryOf[worldRank]!;
+  }
+
+  /** The capabilities of the device behind exposeMemory, or null when none runs. */
+  get exportedMemoryCaps(): MemoryCapabilities | null {
+    return this.rma !== null ? this.rma.caps : null;
+  }
+
   /**
    * Memory that every rank of the job can map, also across SCI nodes (an exported SISCI
    * segment); null when no device here offers such memory (then every rank is on our node).
    */
   exposeMemory(bytes: number): ExposedMemory | null {
-    return this.memory !== null ? this.memory.expose(bytes) : null;
+    return this.rma !== null ? this.rma.service.expose(bytes) : null;
   }
 
-  /** Maps memory `worldRank` exposed as `id` (see exposeMemory). */
+  /** Maps memory `worldRank` exposed under key `id` (see exposeMemory). */
   mapMemory(worldRank: number, id: number, bytes: number): MappedMemory {
-    if (this.memory === null) throw new Error(`mapMemory: rank ${this.rank} runs no device with memory other nodes can map`);
-    return this.memory.map(this.cards[worldRank]!, id, bytes);
+    if (this.rma === null) throw new Error(`mapMemory: rank ${this.rank} runs no device with memory other nodes can map`);
+    return this.rma.service.map(this.cards[worldRank]!, id, bytes);
   }
 
   /** Wakes `worldRank`, a rank sharing memory with us, if it sleeps on its doorbell. */

@@ -115,7 +115,8 @@ export const COLL_BARRIER_FANIN = declareInt({
 
 export const RMA_METHOD = declareChoice({
   name: 'TSMPI_RMA_METHOD', layer,
-  description: 'How window operations reach the target (003b §3.2): auto (direct: loads, stores and CPU atomics when the ' +
+  description: 'How window operations reach the target (003b §3.2): auto (chosen per target from the memory capabilities ' +
+    'of the device that reaches it, src/osc/select.ts; direct: loads, stores and CPU atomics when the ' +
     'window lies in a node segment, i.e. Allocate or Allocate_shared on one node; remote loads and checked stores, ' +
     'accumulates under the part\'s mutex, when it lies in exported SISCI memory, i.e. Allocate across SCI nodes or ' +
     'Create on MPI.Alloc_mem(type=shared) memory; otherwise the target\'s agent), emulated (everything through the ' +
@@ -132,7 +133,7 @@ export const RMA_GATHER_MAX = declareInt({
 
 export const RMA_LOCK_POLICY = declareChoice({
   name: 'TSMPI_RMA_LOCK_POLICY', layer,
-  description: 'Window locks (research 004, made one-sided; src/mpir/rma/lock-area.ts): each part\'s lock lives in memory ' +
+  description: 'Window locks (research 004, made one-sided; src/osc/lock-area.ts): each part\'s lock lives in memory ' +
     'its owner exposes; in cpu mode ranks of the owner\'s node take it with CPU compare-exchange, in device mode every ' +
     'rank takes it under Lamport\'s fast mutex with loads and stores only (what ranks of other SCI nodes can do). ' +
     'migrate: device mode when a rank of another node asks, cpu mode again when a rank of the node asks and no other ' +

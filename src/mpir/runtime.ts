@@ -1,4 +1,4 @@
-import { ConfigError, PmiError, BootstrapError, TsmpiError } from '../common/errors.js';
+import { ConfigError, PmiError, BootstrapError, RmaAttachError, RmaSyncError, TsmpiError } from '../common/errors.js';
 import { tagTraceWithRank } from '../common/trace-rank.js';
 import { bootstrap } from '../boot/index.js';
 import type { World } from '../mpid/world.js';
@@ -64,6 +64,8 @@ export function toMPIException(call: string, e: unknown): MPIException {
   let errorClass: number = ErrorClass.ERR_INTERN;
   if (e instanceof ConfigError) errorClass = ErrorClass.ERR_ARG;
   else if (e instanceof PmiError || e instanceof BootstrapError) errorClass = ErrorClass.ERR_OTHER;
+  else if (e instanceof RmaSyncError) errorClass = ErrorClass.ERR_RMA_SYNC;
+  else if (e instanceof RmaAttachError) errorClass = ErrorClass.ERR_RMA_ATTACH;
   else if (e instanceof TsmpiError) errorClass = ErrorClass.ERR_OTHER;
   const message = e instanceof Error ? e.message : String(e);
   return new MPIException(errorClass, `${call}: ${message}`, { cause: e });

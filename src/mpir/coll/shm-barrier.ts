@@ -1,4 +1,4 @@
-import { NodeRegion } from '../../mpid/node-region.js';
+import type { NodeRegion } from '../../mpid/memory.js';
 import type { World } from '../../mpid/world.js';
 import type { CommCore } from '../comm.js';
 import { COLL_BARRIER_FANIN, COLL_BARRIER_GROUP } from '../config.js';
@@ -100,7 +100,7 @@ const groupSize = COLL_BARRIER_GROUP.read();
  * than the others and the barrier would never end).
  */
 export function shmBarrierUseful(core: CommCore, world: World): boolean {
-  if (!world.nodesUseSharedMemory) return false;
+  if (!world.nodesUseSharedMemory || world.nodeMemory === null) return false;
   const seen = new Set<string>();
   for (let r = 0; r < core.size; r++) {
     const node = world.cards[core.worldRanks[r]!]!.nodeId;
@@ -192,7 +192,7 @@ function setup(s: Schedule, world: World, state: NodeState): void {
   s.round();
   if (index === 0) {
     const bytes = Math.max(4096, (state.ack + LINE) * 4);
-    const region = NodeRegion.create(world.jobId, world.rank, bytes);
+    const region = world.nodeMemory!.create(world.jobId, world.rank, bytes);
     state.region = region;
     const name = new Uint8Array(NAME_BYTES);
     name.set(new TextEncoder().encode(region.name));
@@ -207,7 +207,7 @@ function setup(s: Schedule, world: World, state: NodeState): void {
     s.recv(name, members[0]!);
     s.local(() => {
       const end = name.indexOf(0);
-      const region = NodeRegion.open(new TextDecoder().decode(name.subarray(0, end < 0 ? NAME_BYTES : end)));
+      const region = world.nodeMemory!.open(new TextDecoder().decode(name.subarray(0, end < 0 ? NAME_BYTES : end)));
       state.region = region;
       Atomics.add(region.words, state.ack, 1);
       world.wakeLocal(s.core.worldRanks[members[0]!]!);

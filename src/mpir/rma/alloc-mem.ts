@@ -1,4 +1,4 @@
-import type { ExposedMemory } from '../../mpid/remote-memory.js';
+import { exposeUserMemory, removeUserMemory } from '../../osc/index.js';
 import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { Info } from '../info.js';
@@ -13,8 +13,6 @@ import type { BufferLike, InfoArg } from '../types.js';
  * SharedArrayBuffer; exported memory is whole 64-byte lines (at least the size asked for).
  * Without ch_sci every rank shares our node, and `shared` gives process memory too.
  */
-const exposed = new Map<ArrayBufferLike, ExposedMemory>();
-
 export function allocMem(size: number, info: InfoArg = null): SharedArrayBuffer {
   if (!Number.isSafeInteger(size) || size < 0) throw new MPIException(ErrorClass.ERR_SIZE, `MPI.Alloc_mem: size ${size} is not a byte count`);
   const type = info instanceof Info ? info.Get('type') : null;
@@ -23,27 +21,11 @@ export function allocMem(size: number, info: InfoArg = null): SharedArrayBuffer 
       'it takes shared, private or default');
   }
   const world = runtime.requireRunning('MPI.Alloc_mem');
-  if (type === 'shared') {
-    const mem = world.exposeMemory(Math.ceil(Math.max(size, 1) / 64) * 64);
-    if (mem !== null) {
-      const buffer = mem.bytes.buffer as SharedArrayBuffer;
-      exposed.set(buffer, mem);
-      return buffer;
-    }
-  }
-  return new SharedArrayBuffer(size);
+  const buffer = type === 'shared' ? exposeUserMemory(world, size) : null;
+  return buffer ?? new SharedArrayBuffer(size);
 }
 
 /** Frees memory of Alloc_mem (no window may use it any more). */
 export function freeMem(memory: BufferLike): void {
-  const buffer = ArrayBuffer.isView(memory) ? memory.buffer : memory;
-  const mem = exposed.get(buffer as ArrayBufferLike);
-  if (mem === undefined) return;
-  exposed.delete(buffer as ArrayBufferLike);
-  mem.remove();
-}
-
-/** @internal The exported memory `buffer` lies in, if Alloc_mem made it with type=shared. */
-export function exposedMemoryOf(buffer: ArrayBufferLike): ExposedMemory | null {
-  return exposed.get(buffer) ?? null;
+  removeUserMemory((ArrayBuffer.isView(memory) ? memory.buffer : memory) as ArrayBufferLike);
 }

@@ -3,21 +3,22 @@
 // device; mpir imports nothing of the native addon, of sisci or of a device (it reaches them
 // only through mpid); no device names mpid's packet types or header words; no file under src/
 // is over 700 lines; and no module of the build imports itself through a runtime cycle.
+// One-sided: mpir/rma -> osc -> mpid -> devices, so osc imports nothing of mpir, boot, a device
+// or sisci, and mpir's one-sided face reaches mpid only through osc; every registered device
+// declares its memory capabilities, as the window layer reads them.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
+import { DEVICES as REGISTERED } from '../../../src/boot/devices.js';
+import {
+  ALL_ATOMICS, ALL_WIDTHS, hasFlags, MEM_CPU_ATOMICS, MEM_EXPORTED, MEM_LOAD_STORE, RMA_ATOMICS, RMA_CHECKED, RMA_GET,
+  RMA_PUT,
+} from '../../../src/mpid/memory.js';
 import { DIST, ROOT } from '../../helpers.js';
 
 const SRC = path.join(ROOT, 'src');
-/**
- * Exceptions while the one-sided work (issue 14 part 4: windows move from src/mpir/rma into
- * src/osc) is under way in parallel: win.ts still imports the addon and is over 700 lines.
- * Remove both when the osc work merges.
- */
-const RMA_UNTIL_OSC_MERGES = path.join('mpir', 'rma') + path.sep;
-const LONG_UNTIL_OSC_MERGES = [path.join('mpir', 'rma', 'win.ts')];
 const DEVICES = fs.readdirSync(SRC).filter((d) => d.startsWith('ch_'));
 
 function files(dir: string): string[] {
@@ -73,11 +74,10 @@ describe('layering of mpid and the devices', () => {
 });
 
 describe('sizes of the sources', () => {
-  it('no file in src is over 700 lines (one-sided windows excepted until the osc work merges)', () => {
+  it('no file in src is over 700 lines', () => {
     const all = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     assert.ok(all.length > 100, `only ${all.length} sources found under ${SRC}`);
     for (const f of all) {
-      if (LONG_UNTIL_OSC_MERGES.includes(f)) continue;
       const lines = fs.readFileSync(path.join(SRC, f), 'utf8').split('\n').length;
       assert.ok(lines <= 700, `${f} has ${lines} lines`);
     }
@@ -85,8 +85,8 @@ describe('sizes of the sources', () => {
 });
 
 describe('layering of mpir', () => {
-  it('mpir imports nothing of the native addon, of sisci or of a device (src/mpir/rma excepted until the osc work merges)', () => {
-    const checked = files('mpir').filter((f) => !f.startsWith(RMA_UNTIL_OSC_MERGES));
+  it('mpir imports nothing of the native addon, of sisci or of a device', () => {
+    const checked = files('mpir');
     assert.ok(checked.length > 40, `only ${checked.length} files of mpir checked`);
     for (const f of checked) {
       const bad = importedLayers(f).filter((l) => l.startsWith('ch_') || ['native', 'sisci'].includes(l));
@@ -147,5 +147,77 @@ describe('runtime imports of the build', () => {
     const graph = new Map(modules.map((m) => [path.relative(root, m), runtimeImports(fs.readFileSync(m, 'utf8'), m)
       .map((d) => path.relative(root, d))]));
     assert.deepEqual(cyclesOf(graph), []);
+  });
+});
+
+describe('layering of the one-sided layer (src/osc)', () => {
+  it('osc imports nothing of mpir, of the bootstrap, of a device or of sisci', () => {
+    const osc = files('osc');
+    assert.ok(osc.length > 5, `src/osc holds ${osc.length} files`);
+    for (const f of osc) {
+      const bad = importedLayers(f).filter((l) => l.startsWith('ch_') || ['mpir', 'boot', 'sisci'].includes(l));
+      assert.deepEqual(bad, [], `${f} imports ${bad.join(', ')}`);
+    }
+  });
+
+  it('mpir\'s one-sided face (src/mpir/rma) imports nothing of mpid, a device, sisci or the addon: only osc below it', () => {
+    const rma = files(path.join('mpir', 'rma'));
+    assert.ok(rma.some((f) => f.endsWith('win.ts')));
+    for (const f of rma) {
+      const bad = importedLayers(f).filter((l) => l.startsWith('ch_') || ['mpid', 'sisci', 'native', 'boot'].includes(l));
+      assert.deepEqual(bad, [], `${f} imports ${bad.join(', ')}`);
+    }
+    assert.ok(importedLayers(path.join('mpir', 'rma', 'win.ts')).includes('osc'), 'win.ts works through osc');
+  });
+
+  it('nothing below the API imports osc except mpir (osc sits between mpir and mpid)', () => {
+    for (const dir of ['mpid', 'sisci', 'boot', 'common', ...DEVICES]) {
+      for (const f of files(dir)) assert.ok(!importedLayers(f).includes('osc'), `${f} imports osc`);
+    }
+  });
+
+  it('no file of osc is over 700 lines', () => {
+    for (const f of files('osc')) {
+      const lines = fs.readFileSync(path.join(SRC, f), 'utf8').split('\n').length;
+      assert.ok(lines <= 700, `${f} has ${lines} lines`);
+    }
+  });
+});
+
+describe('memory capabilities of the registered devices', () => {
+  const byName = (name: string) => REGISTERED.find((d) => d.name === name)!;
+
+  it('every registered device declares them', () => {
+    for (const d of REGISTERED) assert.ok(d.memory !== undefined, `${d.name} declares no memory capabilities`);
+  });
+
+  it('ch_shmem: load/store memory of the node with CPU atomics of every width and op, and the node memory service', () => {
+    const m = byName('ch_shmem').memory!;
+    assert.ok(hasFlags(m, MEM_LOAD_STORE | MEM_CPU_ATOMICS | RMA_PUT | RMA_GET));
+    assert.equal(m.flags & MEM_EXPORTED, 0);
+    assert.equal(m.atomicWidths, ALL_WIDTHS);
+    assert.equal(m.atomicOps, ALL_ATOMICS);
+    assert.ok(byName('ch_shmem').nodeMemory !== undefined, 'ch_shmem offers node regions');
+  });
+
+  it('ch_sci: exported segments with checked remote stores and no remote atomics', () => {
+    const m = byName('ch_sci').memory!;
+    assert.ok(hasFlags(m, MEM_EXPORTED | RMA_PUT | RMA_GET | RMA_CHECKED));
+    assert.equal(m.flags & (MEM_LOAD_STORE | MEM_CPU_ATOMICS | RMA_ATOMICS), 0);
+    assert.equal(m.atomicWidths, 0);
+    assert.equal(m.atomicOps, 0);
+    assert.equal(byName('ch_sci').nodeMemory, undefined);
+  });
+
+  it('ch_ucx: messages only so far (its UCX RMA is not wired to windows yet), so windows reach its peers through the agent', () => {
+    const m = byName('ch_ucx').memory!;
+    assert.equal(m.flags, 0);
+    assert.equal(byName('ch_ucx').nodeMemory, undefined);
+  });
+
+  it('self: our own memory, loads, stores and CPU atomics', () => {
+    const m = byName('self').memory!;
+    assert.ok(hasFlags(m, MEM_LOAD_STORE | MEM_CPU_ATOMICS));
+    assert.equal(m.atomicOps, ALL_ATOMICS);
   });
 });

@@ -18,7 +18,7 @@ import { DIST, ROOT, run, tsmpiexec } from '../../helpers.js';
 const FIXTURES = path.join(ROOT, 'test', 'package', 'fixtures');
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 /** Layers below the public API: the declarations of `import ... from 'tsmpi'` must not reach them. */
-const INTERNAL_LAYERS = ['mpid', 'ch_shmem', 'ch_sci', 'native', 'sisci', 'pmi', 'common'];
+const INTERNAL_LAYERS = ['mpid', 'osc', 'ch_shmem', 'ch_sci', 'native', 'sisci', 'pmi', 'common'];
 
 interface Diagnostic {
   readonly file: string;

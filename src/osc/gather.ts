@@ -6,7 +6,7 @@
  * order (MPI's default accumulate_ordering) and stay where they were between the runs.
  *
  * A batch entry: kind and length as two doubles, then the request (header of `headerDoubles`
- * doubles: id, byte offset, element count, datatype index, op index, has-data, blocks; then the
+ * doubles: id, byte offset, element count, element kind, op code, has-data, blocks; then the
  * data), padded to 8 bytes. The thesis sorts by origin address to walk the origin's memory
  * sequentially while it builds the message; here the data were copied at the call, so the
  * target's order is the one that pays: one copy per merged range at the target.
@@ -20,7 +20,7 @@ interface PutEntry {
 
 /**
  * Returns the batch with its Put runs sorted and merged (a new buffer), or null when no two
- * Puts merge. `putKind`: the request kind of Put; `byteType`: the datatype index of MPI.BYTE.
+ * Puts merge. `putKind`: the request kind of Put; `byteType`: the element kind of bytes (KIND_UINT8).
  */
 export function mergePuts(buf: Uint8Array, len: number, putKind: number, headerDoubles: number, byteType: number):
   { bytes: Uint8Array; merged: number } | null {

@@ -1,5 +1,6 @@
-import type { RemoteAccessMemory } from '../../mpid/remote-memory.js';
-import { LOCK_EXCLUSIVE } from './lock-types.js';
+import type { RemoteAccessMemory } from '../mpid/memory.js';
+import { LOCK_EXCLUSIVE } from './codes.js';
+import { LOCK_AGENT, LOCK_CPU } from './select.js';
 
 /**
  * The passive-target lock of one window part and the serialisation of read-modify-writes on
@@ -28,6 +29,11 @@ import { LOCK_EXCLUSIVE } from './lock-types.js';
  * (TSMPI_RMA_LOCK_POLICY): migrate, device (device mode from the start, never back), cpu
  * (cpu mode for good: ranks of other nodes ask the owner's window agent, 004's two-sided
  * path, which needs the owner's progress). Migrations are counted in the area.
+ *
+ * Which ranks are "of the owner's node" is the device's word, not a guess: an area is local
+ * (CPU atomics allowed) when the memory it lies in is reached with MEM_CPU_ATOMICS
+ * (select.ts, from the capabilities of the device that reaches the owner). ch_sci declares no
+ * remote atomics, so across SCI nodes the lock is Lamport's mutex.
  */
 
 /** Word offsets in an area. */
@@ -62,8 +68,8 @@ export interface LockArea {
   readonly mem: RemoteAccessMemory;
   /** Word index of the area in mem.words. */
   readonly at: number;
-  /** This rank shares memory with the owner: CPU atomics on the area are allowed. */
-  readonly local: boolean;
+  /** How this rank takes the lock (select.ts: LOCK_CPU, LOCK_MUTEX or LOCK_AGENT). */
+  readonly method: number;
 }
 
 /** How a read-modify-write on a target's part may proceed (see beginUpdate). */
@@ -103,16 +109,16 @@ export class LockAreas {
     return Atomics.load(a.mem.words, a.at + MIGRATIONS);
   }
 
-  /** Whether a rank of another node would have to ask `t`'s agent (policy cpu). */
+  /** Whether this rank asks `t`'s agent for its lock (a rank of another node, policy cpu). */
   viaAgent(t: number): boolean {
-    return this.policy === 'cpu' && !this.areas[t]!.local;
+    return this.areas[t]!.method === LOCK_AGENT;
   }
 
   /** Takes `t`'s window lock for `lockType` (not for viaAgent targets). */
   acquire(t: number, lockType: number): void {
     const a = this.areas[t]!;
     const w = a.mem.words;
-    if (a.local) {
+    if (a.method === LOCK_CPU) {
       for (;;) {
         if (this.cpuStep(a)) {
           const ok = tryTake(w, a.at + STATE, lockType);
@@ -150,16 +156,17 @@ export class LockAreas {
     const a = this.areas[t]!;
     const w = a.mem.words;
     const delta = lockType === LOCK_EXCLUSIVE ? WRITER : 1;
-    if (a.local && this.cpuStep(a)) {
+    const local = a.method === LOCK_CPU;
+    if (local && this.cpuStep(a)) {
       Atomics.sub(w, a.at + STATE, delta);
       Atomics.store(w, a.at + this.inflight, 0);
     } else {
-      if (a.local) this.mutexAcquire(a);
+      if (local) this.mutexAcquire(a);
       else this.enterDevice(a);
       Atomics.store(w, a.at + STATE, Atomics.load(w, a.at + STATE) - delta);
       this.mutexRelease(a);
     }
-    return a.local && Atomics.load(w, a.at + AGENT_WAITING) !== 0;
+    return local && Atomics.load(w, a.at + AGENT_WAITING) !== 0;
   }
 
   /**
@@ -169,8 +176,8 @@ export class LockAreas {
    */
   beginUpdate(t: number, cpuCapable: boolean): number {
     const a = this.areas[t]!;
-    if (!a.local) {
-      if (this.policy === 'cpu') return UPDATE_AGENT;
+    if (a.method !== LOCK_CPU) {
+      if (a.method === LOCK_AGENT) return UPDATE_AGENT;
       this.enterDevice(a);
       return UPDATE_DEVICE;
     }

@@ -1,5 +1,8 @@
-import type { Datatype } from '../datatype.js';
-import { Ops, type Op } from '../op.js';
+import {
+  KIND_BOOL, KIND_FLOAT32, KIND_FLOAT64, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT16, KIND_UINT64,
+  KIND_UINT8, OP_BAND, OP_BOR, OP_BXOR, OP_LAND, OP_LOR, OP_LXOR, OP_MAX, OP_MIN, OP_NO_OP, OP_PROD, OP_REPLACE, OP_SUM,
+  isScalarKind, kindBytes,
+} from './codes.js';
 
 /**
  * Accumulates and atomics applied straight to window memory that every rank maps (a node
@@ -9,7 +12,8 @@ import { Ops, type Op } from '../op.js';
  * compare-exchange loop on the element's bits (floating point through its integer image).
  *
  * Elements must be aligned to their size (Atomics' rule); directFor() says whether a request
- * qualifies, else the caller sends it to the target's agent.
+ * qualifies, else the caller takes the part's mutex or sends it to the target's agent. Ops and
+ * element kinds are the codes of codes.ts.
  */
 
 type IntArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array;
@@ -42,33 +46,31 @@ export class AtomicViews {
     this.u64 = new BigUint64Array(memory, 0, words);
   }
 
-  /** Whether (op, type) at `byteOffset` can be applied here (predefined scalar type, aligned). */
-  static directFor(dt: Datatype, byteOffset: number): boolean {
-    const size = KIND_SIZE[dt.kind];
-    return size !== undefined && dt.predefined && byteOffset % size === 0;
+  /** Whether elements of `kind` at `byteOffset` can be updated here (a scalar kind, aligned). */
+  static directFor(kind: number, byteOffset: number): boolean {
+    return isScalarKind(kind) && byteOffset % kindBytes(kind) === 0;
   }
 
   /**
    * For `count` elements of `dt` at `byteOffset`: result[i] = old (when `result` is given), and
    * unless op is NO_OP, element = op(origin[i], old). `origin` holds the operands as bytes.
    */
-  apply(op: Op, dt: Datatype, byteOffset: number, count: number, origin: Uint8Array | null, result: Uint8Array | null): void {
-    const kind = dt.kind;
-    const size = KIND_SIZE[kind]!;
+  apply(op: number, kind: number, byteOffset: number, count: number, origin: Uint8Array | null, result: Uint8Array | null): void {
+    const size = kindBytes(kind);
     const src = origin !== null ? new DataView(origin.buffer, origin.byteOffset, origin.byteLength) : null;
     const out = result !== null ? new DataView(result.buffer, result.byteOffset, result.byteLength) : null;
     for (let i = 0; i < count; i++) {
       const at = byteOffset / size + i;
-      if (kind === 'int64' || kind === 'uint64') this.apply64(op, kind, at, src, out, i * 8);
-      else if (kind === 'float32') this.applyFloat(op, false, at, src, out, i * 4);
-      else if (kind === 'float64') this.applyFloat(op, true, at, src, out, i * 8);
+      if (kind === KIND_INT64 || kind === KIND_UINT64) this.apply64(op, kind, at, src, out, i * 8);
+      else if (kind === KIND_FLOAT32) this.applyFloat(op, false, at, src, out, i * 4);
+      else if (kind === KIND_FLOAT64) this.applyFloat(op, true, at, src, out, i * 8);
       else this.applyInt(op, kind, at, src, out, i * size);
     }
   }
 
   /** Compare-and-swap of one element: result = old; element = origin if old equals compare. */
-  compareAndSwap(dt: Datatype, byteOffset: number, origin: Uint8Array, compare: Uint8Array, result: Uint8Array): void {
-    const size = KIND_SIZE[dt.kind]!;
+  compareAndSwap(kind: number, byteOffset: number, origin: Uint8Array, compare: Uint8Array, result: Uint8Array): void {
+    const size = kindBytes(kind);
     const at = byteOffset / size;
     const o = new DataView(origin.buffer, origin.byteOffset, size);
     const c = new DataView(compare.buffer, compare.byteOffset, size);
@@ -89,16 +91,16 @@ export class AtomicViews {
     }
   }
 
-  private applyInt(op: Op, kind: string, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
+  private applyInt(op: number, kind: number, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
     const a = this.intArray(kind);
     const operand = src !== null ? readInt(kind, src, srcAt) : 0;
     let old: number;
-    if (op === Ops.NO_OP) old = Atomics.load(a, at);
-    else if (op === Ops.SUM) old = Atomics.add(a, at, operand);
-    else if (op === Ops.BAND) old = Atomics.and(a, at, operand);
-    else if (op === Ops.BOR) old = Atomics.or(a, at, operand);
-    else if (op === Ops.BXOR) old = Atomics.xor(a, at, operand);
-    else if (op === Ops.REPLACE) old = Atomics.exchange(a, at, operand);
+    if (op === OP_NO_OP) old = Atomics.load(a, at);
+    else if (op === OP_SUM) old = Atomics.add(a, at, operand);
+    else if (op === OP_BAND) old = Atomics.and(a, at, operand);
+    else if (op === OP_BOR) old = Atomics.or(a, at, operand);
+    else if (op === OP_BXOR) old = Atomics.xor(a, at, operand);
+    else if (op === OP_REPLACE) old = Atomics.exchange(a, at, operand);
     else {
       for (;;) {
         old = Atomics.load(a, at);
@@ -108,17 +110,17 @@ export class AtomicViews {
     if (out !== null) writeInt(kind, out, srcAt, old);
   }
 
-  private apply64(op: Op, kind: string, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
-    const signed = kind === 'int64';
+  private apply64(op: number, kind: number, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
+    const signed = kind === KIND_INT64;
     const a: BigArray = signed ? this.i64 : this.u64;
     const operand = src === null ? 0n : signed ? src.getBigInt64(srcAt, true) : src.getBigUint64(srcAt, true);
     let old: bigint;
-    if (op === Ops.NO_OP) old = Atomics.load(a, at);
-    else if (op === Ops.SUM) old = Atomics.add(a, at, operand);
-    else if (op === Ops.BAND) old = Atomics.and(a, at, operand);
-    else if (op === Ops.BOR) old = Atomics.or(a, at, operand);
-    else if (op === Ops.BXOR) old = Atomics.xor(a, at, operand);
-    else if (op === Ops.REPLACE) old = Atomics.exchange(a, at, operand);
+    if (op === OP_NO_OP) old = Atomics.load(a, at);
+    else if (op === OP_SUM) old = Atomics.add(a, at, operand);
+    else if (op === OP_BAND) old = Atomics.and(a, at, operand);
+    else if (op === OP_BOR) old = Atomics.or(a, at, operand);
+    else if (op === OP_BXOR) old = Atomics.xor(a, at, operand);
+    else if (op === OP_REPLACE) old = Atomics.exchange(a, at, operand);
     else {
       for (;;) {
         old = Atomics.load(a, at);
@@ -137,7 +139,7 @@ export class AtomicViews {
    * Floating point: a compare-exchange loop on the element's integer image (32 bits through
    * Int32Array, 64 through BigInt64Array), converted through a one-element scratch array.
    */
-  private applyFloat(op: Op, wide: boolean, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
+  private applyFloat(op: number, wide: boolean, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
     const operand = src === null ? 0 : wide ? src.getFloat64(srcAt, true) : src.getFloat32(srcAt, true);
     for (;;) {
       let old: number;
@@ -145,7 +147,7 @@ export class AtomicViews {
         const bits = Atomics.load(this.i64, at);
         this.f64bits[0] = bits;
         old = this.f64[0]!;
-        if (op !== Ops.NO_OP) {
+        if (op !== OP_NO_OP) {
           this.f64[0] = floatOp(op, old, operand);
           if (Atomics.compareExchange(this.i64, at, bits, this.f64bits[0]!) !== bits) continue;
         }
@@ -153,7 +155,7 @@ export class AtomicViews {
         const bits = Atomics.load(this.i32, at);
         this.f32bits[0] = bits;
         old = this.f32[0]!;
-        if (op !== Ops.NO_OP) {
+        if (op !== OP_NO_OP) {
           this.f32[0] = floatOp(op, old, operand);
           if (Atomics.compareExchange(this.i32, at, bits, this.f32bits[0]!) !== bits) continue;
         }
@@ -166,70 +168,66 @@ export class AtomicViews {
     }
   }
 
-  private intArray(kind: string): IntArray {
+  private intArray(kind: number): IntArray {
     switch (kind) {
-      case 'int8': return this.i8;
-      case 'uint8': case 'bool': return this.u8;
-      case 'int16': return this.i16;
-      case 'uint16': return this.u16;
-      case 'int32': return this.i32;
+      case KIND_INT8: return this.i8;
+      case KIND_UINT8: case KIND_BOOL: return this.u8;
+      case KIND_INT16: return this.i16;
+      case KIND_UINT16: return this.u16;
+      case KIND_INT32: return this.i32;
       default: return this.u32;
     }
   }
 }
 
-const KIND_SIZE: Record<string, number | undefined> = {
-  int8: 1, uint8: 1, bool: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, int64: 8, uint64: 8, float32: 4, float64: 8,
-};
-
-function readInt(kind: string, v: DataView, at: number): number {
+function readInt(kind: number, v: DataView, at: number): number {
   switch (kind) {
-    case 'int8': return v.getInt8(at);
-    case 'uint8': case 'bool': return v.getUint8(at);
-    case 'int16': return v.getInt16(at, true);
-    case 'uint16': return v.getUint16(at, true);
-    case 'int32': return v.getInt32(at, true);
+    case KIND_INT8: return v.getInt8(at);
+    case KIND_UINT8: case KIND_BOOL: return v.getUint8(at);
+    case KIND_INT16: return v.getInt16(at, true);
+    case KIND_UINT16: return v.getUint16(at, true);
+    case KIND_INT32: return v.getInt32(at, true);
     default: return v.getUint32(at, true);
   }
 }
 
-function writeInt(kind: string, v: DataView, at: number, x: number): void {
+function writeInt(kind: number, v: DataView, at: number, x: number): void {
   switch (kind) {
-    case 'int8': v.setInt8(at, x); return;
-    case 'uint8': case 'bool': v.setUint8(at, x); return;
-    case 'int16': v.setInt16(at, x, true); return;
-    case 'uint16': v.setUint16(at, x, true); return;
-    case 'int32': v.setInt32(at, x, true); return;
+    case KIND_INT8: v.setInt8(at, x); return;
+    case KIND_UINT8: case KIND_BOOL: v.setUint8(at, x); return;
+    case KIND_INT16: v.setInt16(at, x, true); return;
+    case KIND_UINT16: v.setUint16(at, x, true); return;
+    case KIND_INT32: v.setInt32(at, x, true); return;
     default: v.setUint32(at, x, true);
   }
 }
 
 /** op(origin, old) on integers; the typed array's store wraps the result to the element's width. */
-function intOp(op: Op, old: number, x: number): number {
-  if (op === Ops.PROD) return Math.imul(x, old);
-  if (op === Ops.MAX) return x > old ? x : old;
-  if (op === Ops.MIN) return x < old ? x : old;
-  if (op === Ops.LAND) return x !== 0 && old !== 0 ? 1 : 0;
-  if (op === Ops.LOR) return x !== 0 || old !== 0 ? 1 : 0;
-  if (op === Ops.LXOR) return (x !== 0) !== (old !== 0) ? 1 : 0;
-  throw new Error(`rma: ${op.name} has no integer form`);
+function intOp(op: number, old: number, x: number): number {
+  if (op === OP_PROD) return Math.imul(x, old);
+  if (op === OP_MAX) return x > old ? x : old;
+  if (op === OP_MIN) return x < old ? x : old;
+  if (op === OP_LAND) return x !== 0 && old !== 0 ? 1 : 0;
+  if (op === OP_LOR) return x !== 0 || old !== 0 ? 1 : 0;
+  if (op === OP_LXOR) return (x !== 0) !== (old !== 0) ? 1 : 0;
+  throw new Error(`osc: op code ${op} has no integer form`);
 }
 
-function bigOp(op: Op, old: bigint, x: bigint): bigint {
-  if (op === Ops.PROD) return x * old;
-  if (op === Ops.MAX) return x > old ? x : old;
-  if (op === Ops.MIN) return x < old ? x : old;
-  if (op === Ops.LAND) return x !== 0n && old !== 0n ? 1n : 0n;
-  if (op === Ops.LOR) return x !== 0n || old !== 0n ? 1n : 0n;
-  if (op === Ops.LXOR) return (x !== 0n) !== (old !== 0n) ? 1n : 0n;
-  throw new Error(`rma: ${op.name} has no integer form`);
+function bigOp(op: number, old: bigint, x: bigint): bigint {
+  if (op === OP_PROD) return x * old;
+  if (op === OP_MAX) return x > old ? x : old;
+  if (op === OP_MIN) return x < old ? x : old;
+  if (op === OP_LAND) return x !== 0n && old !== 0n ? 1n : 0n;
+  if (op === OP_LOR) return x !== 0n || old !== 0n ? 1n : 0n;
+  if (op === OP_LXOR) return (x !== 0n) !== (old !== 0n) ? 1n : 0n;
+  throw new Error(`osc: op code ${op} has no integer form`);
 }
 
-function floatOp(op: Op, old: number, x: number): number {
-  if (op === Ops.SUM) return x + old;
-  if (op === Ops.PROD) return x * old;
-  if (op === Ops.MAX) return Math.max(x, old);
-  if (op === Ops.MIN) return Math.min(x, old);
-  if (op === Ops.REPLACE) return x;
-  throw new Error(`rma: ${op.name} is not defined on floating point`);
+function floatOp(op: number, old: number, x: number): number {
+  if (op === OP_SUM) return x + old;
+  if (op === OP_PROD) return x * old;
+  if (op === OP_MAX) return Math.max(x, old);
+  if (op === OP_MIN) return Math.min(x, old);
+  if (op === OP_REPLACE) return x;
+  throw new Error(`osc: op code ${op} is not defined on floating point`);
 }
