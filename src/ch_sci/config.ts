@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import { ConfigError } from '../common/errors.js';
 import { declareChoice, declareInt } from '../common/config.js';
 import { DIRECT_PACK_MIN } from '../mpid/config.js';

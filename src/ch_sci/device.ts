@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import createDebug from 'debug';
 import {
   HEADER_WORDS, HINT_MAY_BUFFER, NO_EAGER_ROOM, NO_ROOM, SENT, type Device, type DeviceLimits, type PackedData,

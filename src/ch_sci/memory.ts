@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import type { BusinessCard } from '../mpid/business-card.js';
 import type { ExposedMemory, MappedMemory, RmaService } from '../mpid/memory.js';
 import type { Descriptor } from '../sisci/index.js';

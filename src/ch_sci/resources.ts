@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import createDebug from 'debug';
 import type { PackedData } from '../mpid/device.js';
 import { type Descriptor, type RemoteSegment, type SciMap, SEQ_OK, type Sequence, SisciError } from '../sisci/index.js';

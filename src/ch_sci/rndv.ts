@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import { copyBytes } from '../common/copy.js';
 import { NO_GRANT, type PackedData } from '../mpid/device.js';
 import { DMA_DONE, DMA_ERROR, DMA_POSTED, type DmaQueue, type LocalSegment, type SciMap } from '../sisci/index.js';

@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import { addon } from '../native/addon.js';
 import { HEADER_WORDS, type PackedData } from '../mpid/device.js';
 import type { SciMap, Sequence } from '../sisci/index.js';

@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import type { BusinessCard } from './business-card.js';
 import type { MemoryCapabilities, NodeMemory, RmaService } from './memory.js';
 
@@ -280,6 +281,7 @@ export interface DeviceDescriptor {
    * TSMPI_DEVICE forces it. Its card field then travels in a second exchange.
    */
   readonly onDemand?: boolean;
+  /**
    * What the device can do with the memory of the ranks it carries (memory.ts: load/store,
    * exported segments, put/get/atomics and their widths and ops, flush): the window layer
    * chooses its access method per target from these flags. Absent: none (messages only).

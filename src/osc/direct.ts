@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import { AtomicViews } from './atomic.js';
 import { kindBytes, type Reducer } from './codes.js';
 import { LockAreas, UPDATE_AGENT, UPDATE_CPU } from './lock-area.js';

@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 /**
  * The gathered method's transaction handling (003b §3.2d): before a target's gathered
  * requests go out as one BATCH message, each run of consecutive Puts is sorted by target

@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import type { WindowChannel } from './channel.js';
 import { KIND_UINT8 } from './codes.js';
 import { mergePuts } from './gather.js';

@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import type { RemoteAccessMemory } from '../mpid/memory.js';
 import { LOCK_EXCLUSIVE } from './codes.js';
 import { LOCK_AGENT, LOCK_CPU } from './select.js';

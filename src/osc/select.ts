@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import {
   hasFlags, MEM_CPU_ATOMICS, MEM_EXPORTED, MEM_LOAD_STORE, type MemoryCapabilities,
 } from '../mpid/memory.js';

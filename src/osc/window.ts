@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import type { ExposedMemory } from '../mpid/memory.js';
 import type { Request as CoreRequest } from '../mpid/request.js';
 import type { World } from '../mpid/world.js';

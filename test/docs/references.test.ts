@@ -12,17 +12,6 @@ import { ROOT } from '../helpers.js';
 const SRC = path.join(ROOT, 'src');
 const REFERENCES = path.join(ROOT, 'docs', 'references.md');
 
-/**
- * Files that cite research but belong to work under way in parallel (the devices, the device
- * contract in src/mpid, the one-sided layer in src/mpir/rma moving to src/osc with the RMA
- * tunables of src/mpir/config.ts): their pointer to docs/references.md is added when that work
- * merges. Their citations are checked all the same.
- */
-const POINTER_AFTER_PARALLEL_WORK = new Set([
-  'ch_sci/config.ts', 'ch_sci/device.ts', 'ch_sci/memory.ts', 'ch_sci/resources.ts', 'ch_sci/rndv.ts',
-  'ch_sci/short-ring.ts', 'ch_shmem/device.ts', 'mpid/device.ts', 'mpid/remote-memory.ts', 'mpir/config.ts',
-  'mpir/rma/alloc-mem.ts', 'mpir/rma/gather.ts', 'mpir/rma/lock-area.ts', 'mpir/rma/win.ts',
-].map((f) => f.split('/').join(path.sep)));
 
 /** A research id: 000 to 004, the dissertation's digests 003a to 003c. */
 const ID = /(?<![\w.])(00[0-4][abc]?)(?![\w.])/g;
@@ -122,8 +111,7 @@ describe('research citations in src/', () => {
     const cites = new RegExp(ID.source);
     const citing = sources().filter((f) => cites.test(fs.readFileSync(path.join(SRC, f), 'utf8')));
     assert.ok(citing.length > 40, `only ${citing.length} files cite research`);
-    const without = citing.filter((f) => !POINTER_AFTER_PARALLEL_WORK.has(f) &&
-      !fs.readFileSync(path.join(SRC, f), 'utf8').includes('docs/references.md'));
+    const without = citing.filter((f) => !fs.readFileSync(path.join(SRC, f), 'utf8').includes('docs/references.md'));
     assert.deepEqual(without, [], 'these files cite research ids without saying where they resolve (docs/references.md)');
   });
 });

@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import { exposeUserMemory, removeUserMemory } from '../../osc/index.js';
 import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
