@@ -24,6 +24,8 @@ export class AgentAccess {
   private readonly pending = new Map<number, CoreRequest[]>();
   /** Reply requests handed to the user, until the next flush. */
   private readonly held: HeldRequest[] = [];
+  /** Replies in `pending`, all targets together (a flush with nothing outstanding returns at once). */
+  private pendingCount = 0;
   /**
    * The message buffer, reused by every operation: a message is copied into the device (or
    * fully sent) before send() returns, so an operation allocates no buffer of its own.
@@ -33,8 +35,8 @@ export class AgentAccess {
 
   constructor(
     private readonly channel: WindowChannel,
-    /** The gathered method's batches (null: no target uses it). */
-    private readonly gathered: GatheredRequests | null,
+    /** The gathered method's batches (empty while no target uses it). */
+    private readonly gathered: GatheredRequests,
     readonly remotePut: RemotePut,
     /** A reply arrived and its request is about to be freed (the face unpacks a non-contiguous result). */
     private readonly replyArrived: (r: CoreRequest) => void,
@@ -74,12 +76,12 @@ export class AgentAccess {
     if (list !== null) msg.set(new Uint8Array(list.buffer, list.byteOffset, listBytes), HEADER_BYTES);
     if (payload > 0) msg.set(data!.subarray(0, payload), HEADER_BYTES + listBytes);
     const reply = into !== null ? this.channel.expectReply(t, id, into.subarray(0, bytes)) : null;
-    if (gather && (kind === PUT || kind === ACC) && payload <= this.gathered!.maxBytes && list === null) {
-      this.gathered!.add(t, kind, msg);
+    if (gather && (kind === PUT || kind === ACC) && payload <= this.gathered.maxBytes && list === null) {
+      this.gathered.add(t, kind, msg);
       this.dirty.add(t);
       return null;
     }
-    this.gathered?.send(t);
+    this.gathered.send(t);
     this.channel.send(t, kind, msg);
     if (into === null) this.dirty.add(t);
     else this.dirty.delete(t);
@@ -88,7 +90,7 @@ export class AgentAccess {
 
   /** Remote-put access: a Get of `t`'s bytes into our exported memory `key` at byte `at` (remote-put.ts). */
   getInto(t: number, offset: number, count: number, elemKind: number, key: number, at: number): CoreRequest {
-    this.gathered?.send(t);
+    this.gathered.send(t);
     const reply = this.remotePut.getInto(t, offset, count, elemKind, key, at);
     this.dirty.delete(t);
     return reply;
@@ -99,6 +101,7 @@ export class AgentAccess {
     let list = this.pending.get(t);
     if (list === undefined) this.pending.set(t, (list = []));
     list.push(reply);
+    this.pendingCount++;
   }
 
   /** A reply the user holds: waited for (not freed) at the next flush. */
@@ -106,9 +109,15 @@ export class AgentAccess {
     this.held.push(r);
   }
 
+  /** Nothing sent by the agent method waits for completion (direct access alone leaves nothing behind). */
+  get quiet(): boolean {
+    return this.dirty.size === 0 && this.pendingCount === 0 && this.held.length === 0 && this.gathered.queued === 0;
+  }
+
   /** Remote completion of everything sent to `t`. */
   flush(t: number): void {
-    this.gathered?.send(t);
+    if (this.quiet) return;
+    this.gathered.send(t);
     if (this.dirty.has(t)) {
       this.channel.roundTrip(t, FLUSH, 0);
       this.dirty.delete(t);
@@ -135,6 +144,7 @@ export class AgentAccess {
       this.replyArrived(r);
       this.channel.world.engine.free(r);
     }
+    this.pendingCount -= list.length;
     list.length = 0;
   }
 

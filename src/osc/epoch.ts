@@ -42,12 +42,16 @@ export class EpochTracker {
 
   // ---------------------------------------------------------------- checks
 
-  /** An operation to window rank `t` (world rank `w`) needs an access epoch to it. */
-  checkAccess(t: number, w: number): void {
-    if (this.lockAll || this.locked.has(t)) return;
-    if (this.access === 'fence' && this.fenceOpen) return;
-    if (this.access === 'start' && this.startGroup!.includes(w)) return;
-    throw new RmaSyncError(`no access epoch to rank ${t} is open (call Fence, Start with a group holding it, Lock or Lock_all first)`);
+  /** Whether an operation to window rank `t` (world rank `w`) is in an access epoch to it (on every operation: no strings here). */
+  canAccess(t: number, w: number): boolean {
+    if (this.lockAll || this.locked.has(t)) return true;
+    if (this.access === 'fence' && this.fenceOpen) return true;
+    return this.access === 'start' && this.startGroup!.includes(w);
+  }
+
+  /** What is wrong when canAccess says no. */
+  accessError(t: number): RmaSyncError {
+    return new RmaSyncError(`no access epoch to rank ${t} is open (call Fence, Start with a group holding it, Lock or Lock_all first)`);
   }
 
   /** Request-based operations need a passive-target epoch to `t` (MPI-3.1 §11.3.5). */

@@ -4,7 +4,7 @@
  * and op codes (codes.ts), the window's group (WindowComm) and a few hooks (WindowHooks), and
  * maps the TsmpiError subclasses osc throws (RmaSyncError, RmaAttachError) to MPI error classes.
  */
-export { Window, ranksApart, type WindowHooks, type WindowSettings } from './window.js';
+export { ADMIT_DEFER, ADMIT_NO_EPOCH, ADMIT_NOW, Window, ranksApart, type WindowHooks, type WindowSettings } from './window.js';
 export type { WindowComm } from './channel.js';
 export type { HeldRequest } from './agent.js';
 export * from './codes.js';

@@ -31,9 +31,9 @@ import { LOCK_AGENT, LOCK_CPU } from './select.js';
  * (cpu mode for good: ranks of other nodes ask the owner's window agent, 004's two-sided
  * path, which needs the owner's progress). Migrations are counted in the area.
  *
- * Which ranks are "of the owner's node" is the device's word, not a guess: an area is local
- * (CPU atomics allowed) when the memory it lies in is reached with MEM_CPU_ATOMICS
- * (select.ts, from the capabilities of the device that reaches the owner). ch_sci declares no
+ * Which ranks count as "of the owner's node" is the devices' word, not a guess: each area
+ * carries the method select.ts chose from the capabilities it is reached with (LOCK_CPU where
+ * they include CPU atomics, LOCK_MUTEX, or LOCK_AGENT under policy cpu). ch_sci declares no
  * remote atomics, so across SCI nodes the lock is Lamport's mutex.
  */
 

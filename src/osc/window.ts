@@ -1,4 +1,5 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
+import type { RmaSyncError } from '../common/errors.js';
 import type { ExposedMemory } from '../mpid/memory.js';
 import type { Request as CoreRequest } from '../mpid/request.js';
 import type { World } from '../mpid/world.js';
@@ -53,6 +54,10 @@ export interface WindowHooks {
   /** Ends the job with `message` (an erroneous access the agent cannot report to the caller). */
   fatal(message: string): never;
 }
+
+export const ADMIT_NOW = 0;
+export const ADMIT_DEFER = 1;
+export const ADMIT_NO_EPOCH = 2;
 
 /** Longest nap of a waiter on a lock (a release does not notify across processes; this bounds the miss). */
 const LOCK_NAP_MS = 1;
@@ -160,31 +165,33 @@ export class Window {
     return this.methods[t]!;
   }
 
-  /** At every call: frees the agent's replies the engine has finished sending. */
-  reap(): void {
-    this.channel.reap();
-  }
 
   // ---------------------------------------------------------------- operations
 
   /**
    * One operation (wire.ts request `kind`) on `t`'s part: `count` elements of `elemKind`,
    * `bytes` in all, at byte `offset` (`list`: a derived target type's blocks), op code `op`;
-   * `data` the payload, `into` where a result goes. The epoch must allow it (checkAccess).
+   * `data` the payload, `into` where a result goes. admit() must have said ADMIT_NOW.
    * Returns null when the operation is complete as far as the caller's buffers go (direct
    * access, or no result), else the request its result arrives on: waited for at the next
    * synchronisation, or by the user when `held` (then the caller hands it back with hold()).
    */
   operate(kind: number, t: number, offset: number, list: Float64Array | null, elemKind: number, op: number, count: number,
           bytes: number, data: Uint8Array | null, into: Uint8Array | null, held: boolean): CoreRequest | null {
-    const m = this.methods[t]!;
-    if (m.access === ACCESS_DIRECT) {
-      if (kind === PUT || kind === GET) {
-        this.direct.transfer(t, kind === PUT, offset, list, bytes, data, into);
-        return null;
-      }
-      if (m.updates !== UPDATES_AGENT && this.direct.update(t, kind, offset, list, elemKind, op, bytes, data, into)) return null;
+    // Put and Get by direct access first and alone: the common case stays small enough to inline.
+    if ((kind === PUT || kind === GET) && this.methods[t]!.access === ACCESS_DIRECT) {
+      this.direct.transfer(t, kind === PUT, offset, list, bytes, data, into);
+      return null;
     }
+    return this.operateOther(kind, t, offset, list, elemKind, op, count, bytes, data, into, held);
+  }
+
+  /** Updates by direct access, and everything the target's agent applies (remote-put and gathered included). */
+  private operateOther(kind: number, t: number, offset: number, list: Float64Array | null, elemKind: number, op: number,
+                       count: number, bytes: number, data: Uint8Array | null, into: Uint8Array | null, held: boolean): CoreRequest | null {
+    const m = this.methods[t]!;
+    if (m.access === ACCESS_DIRECT && m.updates !== UPDATES_AGENT &&
+        this.direct.update(t, kind, offset, list, elemKind, op, bytes, data, into)) return null;
     let reply: CoreRequest | null = null;
     const mem = kind === GET && list === null && this.remotePutMin > 0 && bytes >= this.remotePutMin ? exposedMemoryOf(into!.buffer) : null;
     if (mem !== null) reply = this.agent.getInto(t, offset, count, elemKind, mem.id, into!.byteOffset - mem.bytes.byteOffset);
@@ -198,17 +205,24 @@ export class Window {
     this.agent.hold(r);
   }
 
-  checkAccess(t: number): void {
-    this.epoch.checkAccess(t, this.comm.worldRanks[t]!);
+  /**
+   * Before an operation to `t`, in one call (this is every operation's path): ADMIT_NOW, or
+   * ADMIT_DEFER (loose post/start, `t` has not posted: keep it with defer()), or
+   * ADMIT_NO_EPOCH (no access epoch to `t`: accessError() says why). Frees finished replies.
+   */
+  admit(t: number): number {
+    this.channel.reap();
+    if (!this.epoch.canAccess(t, this.comm.worldRanks[t]!)) return ADMIT_NO_EPOCH;
+    return this.epoch.mustDefer(t) ? ADMIT_DEFER : ADMIT_NOW;
+  }
+
+  accessError(t: number): RmaSyncError {
+    return this.epoch.accessError(t);
   }
 
   checkRequestEpoch(t: number): void {
+    this.channel.reap();
     this.epoch.checkRequestEpoch(t);
-  }
-
-  /** Loose post/start: whether an operation to `t` must be kept until it posts (defer). */
-  mustDefer(t: number): boolean {
-    return this.epoch.mustDefer(t);
   }
 
   defer(t: number, issue: () => void): void {
@@ -219,6 +233,7 @@ export class Window {
 
   /** `open`: a new epoch follows (no MODE_NOSUCCEED). */
   fence(open: boolean): void {
+    this.channel.reap();
     this.epoch.checkFence();
     this.agent.flushAll();
     this.comm.barrier();
@@ -227,6 +242,7 @@ export class Window {
 
   /** Before start(): no access epoch may be open. */
   checkStart(): void {
+    this.channel.reap();
     this.epoch.checkStart();
   }
 
@@ -245,6 +261,7 @@ export class Window {
   }
 
   complete(): void {
+    this.channel.reap();
     this.epoch.checkComplete();
     for (const w of this.epoch.startMembers) {
       const t = this.comm.worldRanks.indexOf(w);
@@ -257,6 +274,7 @@ export class Window {
 
   /** Before post(): no exposure epoch may be open. */
   checkPost(): void {
+    this.channel.reap();
     this.epoch.checkPost();
   }
 
@@ -267,11 +285,13 @@ export class Window {
   }
 
   wait(): void {
+    this.channel.reap();
     this.epoch.checkExposure('Wait');
     while (!this.epoch.tryEndExposure()) this.world.progress.step();
   }
 
   test(): boolean {
+    this.channel.reap();
     this.epoch.checkExposure('Test');
     this.world.engine.progress();
     return this.epoch.tryEndExposure();
@@ -280,12 +300,14 @@ export class Window {
   // ---------------------------------------------------------------- passive target
 
   lock(t: number, lockType: number, nocheck: boolean): void {
+    this.channel.reap();
     this.epoch.checkLock(t, this.agent.unflushed);
     if (!nocheck) this.acquire(t, lockType);
     this.epoch.locked.set(t, lockType);
   }
 
   unlock(t: number): void {
+    this.channel.reap();
     this.epoch.checkUnlock(t);
     this.agent.flush(t);
     this.release(t, this.epoch.locked.get(t)!);
@@ -293,12 +315,14 @@ export class Window {
   }
 
   lockAll(nocheck: boolean): void {
+    this.channel.reap();
     this.epoch.checkLockAll();
     if (!nocheck) for (let r = 0; r < this.comm.size; r++) this.acquire(r, LOCK_SHARED);
     this.epoch.lockAll = true;
   }
 
   unlockAll(): void {
+    this.channel.reap();
     this.epoch.checkUnlockAll();
     this.agent.flushAll();
     for (let r = 0; r < this.comm.size; r++) this.release(r, LOCK_SHARED);
@@ -306,25 +330,30 @@ export class Window {
   }
 
   flush(t: number): void {
+    this.channel.reap();
     this.epoch.checkPassive('Flush', t);
     this.agent.flush(t);
   }
 
   flushAll(): void {
+    this.channel.reap();
     this.agent.flushAll();
   }
 
   flushLocal(t: number): void {
+    this.channel.reap();
     this.epoch.checkPassive('Flush_local', t);
     this.agent.waitReplies(t);
   }
 
   flushLocalAll(): void {
+    this.channel.reap();
     this.agent.waitAllReplies();
   }
 
   /** Collective: completes everything, drops the memory, stops the agent, frees the group. */
   free(): void {
+    this.channel.reap();
     this.epoch.checkFree();
     this.agent.flushAll();
     this.comm.barrier();

@@ -31,11 +31,13 @@ const TYPE_OF_KIND: readonly Datatype[] = [
   Datatypes.DOUBLE_INT, Datatypes.LONG_INT, Datatypes.TWOINT, Datatypes.SHORT_INT, Datatypes.PACKED,
 ];
 
+/** The kind of every predefined datatype, looked up by identity (on every operation). */
+const KIND_OF_TYPE = new Map<Datatype, number>(Object.values(Datatypes).map((t) => [t, t.kind === 'pair'
+  ? PAIRS.find(([p]) => p === t)?.[1] ?? KIND_PACKED : SCALAR_KIND[t.kind]]));
+
 /** The element kind of a predefined datatype. */
 export function kindOf(dt: Datatype): number {
-  if (dt.kind !== 'pair') return SCALAR_KIND[dt.kind];
-  for (const [t, k] of PAIRS) if (t === dt) return k;
-  return KIND_PACKED;
+  return KIND_OF_TYPE.get(dt)!;
 }
 
 const OP_CODES = new Map<Op, number>([
@@ -48,10 +50,17 @@ const OP_OF_CODE: readonly Op[] = (() => {
   for (const [op, code] of OP_CODES) ops[code] = op;
   return ops;
 })();
+/** The codes by Op handle (an index, on every accumulate); -1 for OP_NULL. */
+const CODE_OF_HANDLE: readonly number[] = (() => {
+  const codes: number[] = [];
+  for (const op of Object.values(Ops)) codes[op.handle] = OP_CODES.get(op) ?? -1;
+  return codes;
+})();
 
 /** The code of a predefined op other than OP_NULL, or undefined (user ops and OP_NULL are not for one-sided calls). */
 export function opCode(op: Op): number | undefined {
-  return OP_CODES.get(op);
+  const code = op.predefined ? CODE_OF_HANDLE[op.handle] : undefined;
+  return code !== undefined && code >= 0 ? code : undefined;
 }
 
 /** Accumulates by the Op kernels, on the kind's standing type. */

@@ -1,6 +1,6 @@
 import { TsmpiError } from '../../common/errors.js';
 import {
-  ACC, CAS, GET, GET_ACC, LOCK_EXCLUSIVE as OSC_LOCK_EXCLUSIVE, LOCK_SHARED as OSC_LOCK_SHARED, OP_NONE, PUT, ranksApart,
+  ACC, ADMIT_NO_EPOCH, ADMIT_NOW, CAS, GET, GET_ACC, LOCK_EXCLUSIVE as OSC_LOCK_EXCLUSIVE, LOCK_SHARED as OSC_LOCK_SHARED, OP_NONE, PUT, ranksApart,
   Window, type WindowComm, type WindowHooks, type WindowSettings,
 } from '../../osc/index.js';
 import { abortJob } from '../abort.js';
@@ -56,6 +56,13 @@ export class Win {
   private freed = false;
   private errhandler: Errhandler = Errhandler.ERRORS_ARE_FATAL;
   private readonly specs = [new BufferSpec(), new BufferSpec(), new BufferSpec()];
+  /** The target triple decoded by target(): displacement, count, datatype (no tuple per operation). */
+  private targetDisp = 0;
+  private targetCount = 0;
+  private targetType: Datatype = Datatypes.BYTE;
+  /** Byte size and displacement unit of every rank's part (the window layer's). */
+  private readonly sizes: Float64Array;
+  private readonly units: Float64Array;
 
   private constructor(
     private readonly w: Window,
@@ -63,7 +70,10 @@ export class Win {
     private readonly owner: ArrayBufferLike | ArrayBufferView,
     readonly dispUnit: number,
     readonly flavor: number,
-  ) {}
+  ) {
+    this.sizes = w.sizes;
+    this.units = w.units;
+  }
 
   /** Collective: exposes `memory` (any typed array, DataView, Buffer or ArrayBuffer) to the group of `comm`. */
   static Create(memory: BufferLike, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
@@ -160,7 +170,7 @@ export class Win {
       this.fail('Shared_query', ErrorClass.ERR_RMA_FLAVOR, 'Shared_query needs a window made by Win.Allocate_shared');
     }
     const at = shared.offsets[rank]!;
-    return [shared.bytes.subarray(at, at + this.w.sizes[rank]!), this.w.units[rank]!];
+    return [shared.bytes.subarray(at, at + this.sizes[rank]!), this.units[rank]!];
   }
 
   /** The window memory of Win.Allocate (the memory given to Win.Create otherwise). */
@@ -300,18 +310,14 @@ export class Win {
    */
   private issue(call: string, kind: number, origin: unknown, result: unknown, targetRank: number, target: unknown,
                 op: Op | null, fixedCount: number | null, held = false): ResultRequest | null {
+    // Every message is built in the cold helpers below, so that this path stays small enough
+    // for V8 to inline what it calls.
     this.live(call);
     if (targetRank === -1) return null; // MPI.PROC_NULL
-    const size = this.w.sizes.length;
-    if (!Number.isInteger(targetRank) || targetRank < 0 || targetRank >= size) {
-      this.fail(call, ErrorClass.ERR_RANK, `target rank ${targetRank} is out of range for a window of ${size} ranks`);
-    }
-    try {
-      this.w.checkAccess(targetRank);
-    } catch (e) {
-      this.failWith(call, e);
-    }
-    if (this.w.mustDefer(targetRank)) {
+    if (!Number.isInteger(targetRank) || targetRank < 0 || targetRank >= this.sizes.length) this.badRank(call, targetRank);
+    const admitted = this.w.admit(targetRank);
+    if (admitted !== ADMIT_NOW) {
+      if (admitted === ADMIT_NO_EPOCH) this.failWith(call, this.w.accessError(targetRank));
       this.defer(call, kind, origin, result, targetRank, target, op, fixedCount);
       return null;
     }
@@ -319,38 +325,23 @@ export class Win {
       origin instanceof Uint8Array && kind === CAS ? { bytes: origin, count: 2, datatype: Datatypes.BYTE }
         : origin !== null ? this.decode(call, origin, 0) : null;
     const into = result !== null ? this.decode(call, result, 1) : null;
-    const ref = into ?? data!;
-    const [disp, count, tdt] = this.target(call, target, ref, fixedCount);
-    const bytes = count * tdt.size;
+    this.target(call, target, into ?? data!, fixedCount);
+    const tdt = this.targetType;
+    const bytes = this.targetCount * tdt.size;
     // A derived target type travels as its list of (offset, length) blocks; operations apply
     // to its basic elements, so they are described by the predefined type of that kind.
-    const blocks = tdt.predefined ? null : blocksOf(tdt, count);
+    const blocks = tdt.predefined ? null : blocksOf(tdt, this.targetCount);
     const dt = tdt.predefined ? tdt : basicOf(tdt);
-    if (dt === null || (kind === CAS && !tdt.predefined)) {
-      this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${tdt.name} mixes basic types; one-sided operations here ` +
-        'take a predefined type or one derived from a single basic type');
+    if (dt === null || (kind === CAS && !tdt.predefined)) return this.mixedType(call, tdt);
+    if (kind !== CAS && kind !== GET && data !== null && data.bytes.length < bytes) this.shortBuffer(call, 'origin', data.bytes, bytes);
+    if (into !== null && into.bytes.length < bytes) this.shortBuffer(call, 'result', into.bytes, bytes);
+    const offset = this.targetDisp * this.units[targetRank]!;
+    if (bytes > 0 && this.flavor !== WIN_FLAVOR_DYNAMIC) {
+      const lo = offset + (blocks !== null ? blocks.lo : 0);
+      const hi = offset + (blocks !== null ? blocks.hi : bytes);
+      if (lo < 0 || hi > this.sizes[targetRank]!) this.outOfRange(call, targetRank, lo, hi);
     }
-    if (kind !== CAS && data !== null && data.bytes.length < bytes && kind !== GET) {
-      this.fail(call, ErrorClass.ERR_COUNT, `the origin buffer holds ${data.bytes.length} bytes, the target range ${bytes}`);
-    }
-    if (into !== null && into.bytes.length < bytes) {
-      this.fail(call, ErrorClass.ERR_COUNT, `the result buffer holds ${into.bytes.length} bytes, the target range ${bytes}`);
-    }
-    const offset = disp * this.w.units[targetRank]!;
-    const lo = offset + (blocks !== null ? blocks.lo : 0);
-    const hi = offset + (blocks !== null ? blocks.hi : bytes);
-    if (bytes > 0 && this.flavor !== WIN_FLAVOR_DYNAMIC && (lo < 0 || hi > this.w.sizes[targetRank]!)) {
-      this.fail(call, ErrorClass.ERR_RMA_RANGE, `target range [${lo}, ${hi}) bytes is outside rank ${targetRank}'s ` +
-        `window of ${this.w.sizes[targetRank]} bytes (disp ${disp} x disp_unit ${this.w.units[targetRank]})`);
-    }
-    let code = OP_NONE;
-    if (op !== null) {
-      const c = op instanceof Op ? opCode(op) : undefined;
-      if (c === undefined) this.fail(call, ErrorClass.ERR_OP, `${op.name}: one-sided accumulates take predefined ops only`);
-      const bad = op.checkType(dt);
-      if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
-      code = c;
-    }
+    const code = op !== null ? this.opCodeFor(call, op, dt) : OP_NONE;
     const r = this.w.operate(kind, targetRank, offset, blocks !== null ? blocks.list : null, kindOf(dt), code, bytes / dt.size,
       bytes, data !== null ? data.bytes : null, into !== null ? into.bytes : null, held);
     if (into !== null && into.needsUnpack !== null) {
@@ -359,6 +350,33 @@ export class Win {
       else expectUnpack(r, into);
     }
     return held ? r : null;
+  }
+
+  /** The code of a predefined op that can reduce `dt`; MPI.ERR_OP otherwise. */
+  private opCodeFor(call: string, op: Op, dt: Datatype): number {
+    const code = op instanceof Op ? opCode(op) : undefined;
+    if (code === undefined) this.fail(call, ErrorClass.ERR_OP, `${op.name}: one-sided accumulates take predefined ops only`);
+    const bad = op.checkType(dt);
+    if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
+    return code;
+  }
+
+  private badRank(call: string, targetRank: number): never {
+    return this.fail(call, ErrorClass.ERR_RANK, `target rank ${targetRank} is out of range for a window of ${this.sizes.length} ranks`);
+  }
+
+  private mixedType(call: string, tdt: Datatype): never {
+    return this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${tdt.name} mixes basic types; one-sided operations here ` +
+      'take a predefined type or one derived from a single basic type');
+  }
+
+  private shortBuffer(call: string, which: string, buffer: Uint8Array, bytes: number): never {
+    return this.fail(call, ErrorClass.ERR_COUNT, `the ${which} buffer holds ${buffer.length} bytes, the target range ${bytes}`);
+  }
+
+  private outOfRange(call: string, t: number, lo: number, hi: number): never {
+    return this.fail(call, ErrorClass.ERR_RMA_RANGE, `target range [${lo}, ${hi}) bytes is outside rank ${t}'s ` +
+      `window of ${this.sizes[t]} bytes (disp ${this.targetDisp} x disp_unit ${this.units[t]})`);
   }
 
   /**
@@ -375,14 +393,15 @@ export class Win {
       // The copy is bytes: the target triple keeps the origin's count and datatype.
       if (kind !== CAS && fixedCount === null) {
         const ref = this.decode(call, result ?? origin, result !== null ? 1 : 0);
-        spec = this.target(call, target, ref, null);
+        this.target(call, target, ref, null);
+        spec = [this.targetDisp, this.targetCount, this.targetType];
       }
     }
     this.w.defer(t, () => this.issue(call, kind, copy, result, t, spec, op, fixedCount));
   }
 
-  private target(call: string, target: unknown, ref: { count: number; datatype: Datatype }, fixedCount: number | null):
-    [number, number, Datatype] {
+  /** Decodes the target triple into targetDisp, targetCount and targetType. */
+  private target(call: string, target: unknown, ref: { count: number; datatype: Datatype }, fixedCount: number | null): void {
     let disp = 0;
     let count = fixedCount ?? ref.count;
     let dt = ref.datatype;
@@ -392,11 +411,18 @@ export class Win {
       if (target.length > 2) dt = target[2] as Datatype;
     } else if (typeof target === 'number') disp = target;
     else if (target !== undefined && target !== null) this.fail(call, ErrorClass.ERR_ARG, 'target must be [disp, count, datatype] or a displacement');
+    if (!Number.isInteger(disp) || !Number.isInteger(count) || count < 0 || !(dt instanceof Datatype) ||
+        dt === Datatypes.DATATYPE_NULL || !dt.isCommitted) this.badTarget(call, disp, count, dt);
+    this.targetDisp = disp;
+    this.targetCount = count;
+    this.targetType = dt;
+  }
+
+  private badTarget(call: string, disp: number, count: number, dt: unknown): never {
     if (!Number.isInteger(disp)) this.fail(call, ErrorClass.ERR_DISP, `target displacement ${disp} is not an integer`);
     if (!Number.isInteger(count) || count < 0) this.fail(call, ErrorClass.ERR_COUNT, `target count ${count} is not a count`);
     if (!(dt instanceof Datatype) || dt === Datatypes.DATATYPE_NULL) this.fail(call, ErrorClass.ERR_TYPE, 'the target datatype is not a datatype');
-    if (!dt.isCommitted) this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${dt.name} is not committed (or was freed)`);
-    return [disp, count, dt];
+    return this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${dt.name} is not committed (or was freed)`);
   }
 
   /**
@@ -567,11 +593,10 @@ export class Win {
   private live(call: string): void {
     if (this.freed) this.fail(call, ErrorClass.ERR_WIN, 'the window has been freed');
     runtime.requireRunning(`Win.${call}`);
-    this.w.reap();
   }
 
   private checkRank(call: string, rank: number): void {
-    const size = this.w.sizes.length;
+    const size = this.sizes.length;
     if (!Number.isInteger(rank) || rank < 0 || rank >= size) {
       this.fail(call, ErrorClass.ERR_RANK, `rank ${rank} is out of range for a window of ${size} ranks`);
     }
