@@ -21,8 +21,11 @@ import {
 const NPM = which('npm');
 const FIXTURES = path.join(ROOT, 'test', 'package', 'fixtures');
 const PLATFORM = `${process.platform}-${process.arch}`;
-/** The tarball's unpacked size must stay below this (it was 6.9 MB with tests and benchmarks). */
-const UNPACKED_LIMIT = 2_000_000;
+/**
+ * The tarball's unpacked size must stay below this (it was 6.9 MB with tests and benchmarks; 2.1 MB
+ * once the addon carried the UCX binding and its sources, and the window layer came in).
+ */
+const UNPACKED_LIMIT = 2_400_000;
 
 interface PackResult {
   readonly filename: string;

@@ -16,7 +16,10 @@ const HOSTS = ['h1', 'h2'] as const;
 
 describe('UCX binding between two emulated hosts over TCP', { skip }, () => {
   before(() => {
-    const r = spawnSync('bash', [NETNS_HOSTS, 'up', '2'], { encoding: 'utf8', timeout: 60_000 });
+    // flock: test files run in parallel, and two `up`s at once race for the same namespaces.
+    // A host whose holder process died cannot be brought up again: then down and up once more.
+    const r = spawnSync('flock', ['/run/tsmpi-netns-hosts.lock', 'bash', '-c',
+      `bash '${NETNS_HOSTS}' up 2 || { bash '${NETNS_HOSTS}' down && bash '${NETNS_HOSTS}' up 2; }`], { encoding: 'utf8', timeout: 90_000 });
     assert.equal(r.status, 0, `netns-hosts.sh up 2 failed: ${r.stderr}`);
     // A host that is cut (another test's leftover) would make every scenario time out.
     for (const h of HOSTS) spawnSync('bash', [NETNS_HOSTS, 'heal', h], { timeout: 30_000 });
