@@ -306,7 +306,7 @@ function countNodes(comm: typeof MPI.COMM_WORLD): number {
 /**
  * Collective: prints, on rank 0, the title, the tsmpi facts and the column line. The device
  * is the one rank 0 reaches the others with (self for one rank, ch_shmem within a node, ch_sci
- * across SCI nodes or with TSMPI_DEVICE=sci).
+ * across SCI nodes or with TSMPI_DEVICE=sci, ch_ucx across hosts or with TSMPI_DEVICE=ucx).
  */
 export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.COMM_WORLD, facts: readonly string[] = [],
                             column: string = columnLine(spec, o)): void {
@@ -315,7 +315,7 @@ export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.CO
   // The devices rank 0 reaches the others with (its view is the benchmark's: it times the loop).
   const world = runtime.requireRunning('benchmark');
   const used = new Set<string>();
-  for (let r = 1; r < comm.size; r++) used.add(world.sharesMemoryWith(r) ? 'ch_shmem' : 'ch_sci');
+  for (let r = 1; r < comm.size; r++) used.add(world.deviceNameOf(r));
   const device = comm.size === 1 ? 'self' : [...used].join(' + ');
   out(headerLine(spec));
   out(`# tsmpi device: ${device} (${comm.size} ranks, ${nodes} node${nodes === 1 ? '' : 's'}, node ${process.version})`);

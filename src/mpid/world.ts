@@ -48,6 +48,7 @@ export class World {
   /** Ranks of one node talk through shared memory (false under TSMPI_DEVICE=sci); the same on every rank. */
   readonly nodesUseSharedMemory: boolean;
   private readonly devices: readonly Device[];
+  private readonly deviceOf: readonly Device[];
   private readonly shares: readonly boolean[];
   private readonly bells: readonly (PeerBell | null)[];
   private readonly memoryOf: readonly MemoryCapabilities[];
@@ -66,6 +67,7 @@ export class World {
     this.cards = parts.cards;
     this.nodesUseSharedMemory = parts.nodesUseSharedMemory;
     this.devices = parts.devices;
+    this.deviceOf = parts.deviceOf;
     this.shares = parts.sharesMemory;
     this.bells = parts.bells;
     this.doorbell = parts.doorbell;
@@ -82,6 +84,11 @@ export class World {
   get rank(): number { return this.pm.rank; }
   get size(): number { return this.pm.size; }
   get nodeId(): string { return this.cards[this.pm.rank]!.nodeId; }
+
+  /** The name of the device that carries our messages to `worldRank` (reports, benchmarks). */
+  deviceNameOf(worldRank: number): string {
+    return this.deviceOf[worldRank]!.name;
+  }
 
   /** The device opened on this rank under `name` (counters, tests), or null. */
   device(name: string): Device | null {
