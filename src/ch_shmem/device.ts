@@ -30,6 +30,18 @@ const DESC_IOV = 3;
 const DESC_WORDS = 4;
 const NO_SINGLE_COPY = -1;
 
+/**
+ * Whole-buffer payloads of SET_MIN+1 to SET_MAX bytes go into the slot with one TypedArray.set,
+ * which copies into shared memory a word at a time; copyBytes would copy them with its byte
+ * loop (its choice up to 32 bytes, measured between ordinary buffers), which costs ~2 ns a byte
+ * into a SharedArrayBuffer. A two-process ping-pong through this device took 110 ns a message
+ * at 32 bytes with the loop and 87 with set (101 and 87 at 24 bytes; equal at 8 and 16 bytes,
+ * where the builtin's call costs as much as the loop). Above SET_MAX copyBytes itself uses set
+ * (or memmove, for eager-ring payloads from 4 KiB).
+ */
+const SET_MIN = 16;
+const SET_MAX = 32;
+
 /** Most packets handled per peer in one poll, so one busy peer cannot starve the others. */
 const POLL_BATCH = 16;
 
@@ -189,7 +201,10 @@ export class ShmemDevice implements Device {
       // Direct packing: a non-contiguous message is packed straight into the slot or eager ring.
       const to = inline ? at * 4 + FRAME_BYTES : eagerAt;
       if (packed !== null) packed.pack(0, len, bytes, to);
-      else if (payload !== null) copyBytes(payload, off, bytes, to, len);
+      else if (payload !== null) {
+        if (len > SET_MIN && len <= SET_MAX && off === 0 && len === payload.length) bytes.set(payload, to);
+        else copyBytes(payload, off, bytes, to, len);
+      }
     }
     for (let w = 0; w < HEADER_WORDS; w++) words[at + F_HEADER + w] = hdr[w]!;
     words[at + F_INFO] = inline ? len : len | INFO_IN_EAGER_RING;

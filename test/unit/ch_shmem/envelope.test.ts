@@ -96,6 +96,33 @@ describe('ch_shmem carries the envelope without reading it', () => {
     assert.ok(sender.counters.short > 0 && sender.counters.eager > 0, 'may-buffer data went both inline and through the eager ring');
   });
 
+  it('small payloads arrive intact whether the sender gives a whole buffer or a window of a larger one', () => {
+    // The slot copy differs by length (word-wise set for whole buffers of 17-32 bytes, a byte
+    // loop or a view otherwise) and by whether the payload is the whole buffer: every length
+    // around those edges, at odd offsets into a larger buffer too.
+    const hdr = new Int32Array(HEADER_WORDS);
+    const backing = new Uint8Array(200);
+    for (let i = 0; i < backing.length; i++) backing[i] = (i * 7 + 3) & 0xff;
+    const expected: Uint8Array[] = [];
+    arrivals.length = 0;
+    for (let len = 0; len <= 72; len++) {
+      for (const off of [0, 1, 5, 8]) {
+        const whole = backing.slice(off, off + len);
+        for (const [buf, at] of [[whole, 0], [backing, off]] as const) {
+          hdr[0] = len;
+          hdr[1] = off;
+          while (sender.sendPacket(1, hdr, buf, at, len, null, HINT_MAY_BUFFER) !== SENT) receiver.poll();
+          expected.push(whole);
+        }
+      }
+      while (receiver.poll() > 0);
+    }
+    assert.equal(arrivals.length, expected.length);
+    for (let k = 0; k < expected.length; k++) {
+      assert.deepEqual(arrivals[k]!.payload, expected[k]!, `packet ${k}: ${expected[k]!.length} bytes (offset ${arrivals[k]!.hdr[1]})`);
+    }
+  });
+
   it('only may-buffer data goes to the eager ring, and it reports NO_EAGER_ROOM when the ring is full', () => {
     const hdr = new Int32Array(HEADER_WORDS);
     const big = new Uint8Array(4096);
