@@ -126,6 +126,7 @@ export class AgentAccess {
   }
 
   flushAll(): void {
+    if (this.quiet) return;
     for (const t of [...this.dirty]) this.flush(t);
     for (const t of this.pending.keys()) this.waitReplies(t);
   }
@@ -149,6 +150,7 @@ export class AgentAccess {
   }
 
   waitAllReplies(): void {
+    if (this.quiet) return;
     for (const t of [...this.pending.keys()]) this.waitReplies(t);
   }
 }
