@@ -128,19 +128,20 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
  */
 function someRankUnreachable(cards: readonly BusinessCard[], running: readonly DeviceDescriptor[],
                              forced: DeviceDescriptor | null): boolean {
-  const kinds = new Map<string, BusinessCard>();
-  for (const c of cards) kinds.set(`${c.nodeId} ${[...c.devices.keys()].sort().join(' ')}`, c);
-  const reps = [...kinds.values()];
+  const kinds = new Map<string, { card: BusinessCard; ranks: number }>();
+  for (const c of cards) {
+    const key = `${c.nodeId} ${[...c.devices.keys()].sort().join(' ')}`;
+    const kind = kinds.get(key);
+    if (kind === undefined) kinds.set(key, { card: c, ranks: 1 });
+    else kind.ranks++;
+  }
   const reaches = (a: BusinessCard, b: BusinessCard): boolean => forced !== null
     ? forced.reachable(a, b)
     : running.some((d) => d.reachable(a, b) && d.reachable(b, a));
-  for (const a of reps) {
-    for (const b of reps) {
-      if (a === b) {
-        // Two ranks of one kind: a stand-in card with another rank number asks the devices.
-        if (cards.filter((c) => kinds.get(`${c.nodeId} ${[...c.devices.keys()].sort().join(' ')}`) === a).length > 1 &&
-            !reaches(a, { ...a, rank: -1 })) return true;
-      } else if (!reaches(a, b)) return true;
+  for (const a of kinds.values()) {
+    for (const b of kinds.values()) {
+      // Two ranks of one kind: a stand-in card with another rank number asks the devices.
+      if (a === b ? a.ranks > 1 && !reaches(a.card, { ...a.card, rank: -1 }) : !reaches(a.card, b.card)) return true;
     }
   }
   return false;

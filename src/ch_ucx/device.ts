@@ -207,18 +207,7 @@ export class UcxDevice implements Device {
     // UCX receives a message whole: into the matched buffer when it fits exactly, else a bounce.
     const direct = packed === null && len === total;
     const into = direct ? dest : new Uint8Array(total);
-    this.pullStatus = 1;
-    const r = addon.ucxAmRecv(this.worker, descId, into, 0, total, TOKEN_PULL);
-    if (r < 0) this.failSend(peer, r);
-    if (r === 1) {
-      this.counters.pullWaits++;
-      while (this.pullStatus === 1) {
-        addon.ucxProgress(this.worker);
-        this.drainCompletions();
-        if (this.failed[peer] !== 0) this.failSend(peer, this.failed[peer]!);
-      }
-      if (this.pullStatus < 0) this.failSend(peer, this.pullStatus);
-    }
+    if (this.receiveHeld(peer, descId, into, total)) this.counters.pullWaits++;
     if (!direct && len > 0) {
       if (packed !== null) packed.unpack(into, 0, 0, len);
       else copyBytes(into, 0, dest, 0, len);
@@ -310,14 +299,26 @@ export class UcxDevice implements Device {
   private receiveEager(src: number, descId: number, len: number): void {
     if (this.eagerScratch.length < len) this.eagerScratch = new Uint8Array(Math.max(len, this.config.eagerMax));
     this.counters.eagerDescriptors++;
+    this.receiveHeld(src, descId, this.eagerScratch, len);
+  }
+
+  /**
+   * Receives the message a descriptor holds into `into[0 .. len)`, progressing the worker until
+   * it is there (completions only: the inbox is drained by the caller's loop). Returns whether
+   * it had to wait.
+   */
+  private receiveHeld(peer: number, descId: number, into: Uint8Array, len: number): boolean {
     this.pullStatus = 1;
-    const r = addon.ucxAmRecv(this.worker, descId, this.eagerScratch, 0, len, TOKEN_PULL);
-    if (r < 0) this.failSend(src, r);
-    while (r === 1 && this.pullStatus === 1) {
+    const r = addon.ucxAmRecv(this.worker, descId, into, 0, len, TOKEN_PULL);
+    if (r < 0) this.failSend(peer, r);
+    if (r === 0) return false;
+    while (this.pullStatus === 1) {
       addon.ucxProgress(this.worker);
       this.drainCompletions();
+      if (this.failed[peer] !== 0) this.failSend(peer, this.failed[peer]!);
     }
-    if (this.pullStatus < 0) this.failSend(src, this.pullStatus);
+    if (this.pullStatus < 0) this.failSend(peer, this.pullStatus);
+    return true;
   }
 
   private drainCompletions(): void {
