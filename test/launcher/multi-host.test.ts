@@ -4,6 +4,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
 import { ucxProbe } from '../../src/native/addon.js';
+import { bringHostsUp, NETNS_HOSTS, NETNS_SSH, whyNoHosts } from '../emulated-hosts.js';
 import { DIST, ROOT, run, type RunResult } from '../helpers.js';
 
 /**
@@ -12,13 +13,12 @@ import { DIST, ROOT, run, type RunResult } from '../helpers.js';
  * only the network joins them), and ch_ucx carries every pair of ranks on different hosts while
  * ch_shmem keeps the ranks of one host. The programs are the test/mpi ones; each job is bounded.
  */
-const TOOLS = path.resolve(ROOT, '..', 'shared', 'tools');
-const HOSTS = path.join(TOOLS, 'netns-hosts.sh');
-const SSH = path.join(TOOLS, 'netns-ssh');
+const HOSTS = NETNS_HOSTS;
+const SSH = NETNS_SSH;
 
 function whyNot(): string | false {
-  if (process.getuid?.() !== 0) return 'emulated hosts need root (network namespaces)';
-  if (!fs.existsSync(HOSTS)) return `the emulated-host tool is missing (${HOSTS})`;
+  const noHosts = whyNoHosts();
+  if (noHosts !== null) return noHosts;
   if (!fs.existsSync('/usr/bin/mpiexec.hydra')) return 'mpiexec.hydra is not installed (apt-get install mpich)';
   if (!ucxProbe().available) return `UCX is not usable here: ${ucxProbe().reason}`;
   return false;
@@ -53,15 +53,7 @@ async function segmentsOn(host: string): Promise<string[]> {
 }
 
 describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', { skip }, () => {
-  before(async () => {
-    // flock: test files run in parallel, and two `up`s at once race for the same namespaces.
-    // A host whose holder process died cannot be brought up again: then down and up once more.
-    const up = await run('flock', ['/run/tsmpi-netns-hosts.lock', 'bash', '-c',
-      `bash '${HOSTS}' up 3 || { bash '${HOSTS}' down && bash '${HOSTS}' up 3; }`], 90_000, { cwd: ROOT });
-    assert.equal(up.status, 0, `netns-hosts.sh up 3 failed:\n${up.stderr}`);
-    // A host another test left cut would make every job time out.
-    for (const h of ['h1', 'h2', 'h3']) await hosts('heal', h);
-  });
+  before(() => bringHostsUp(3));
 
   const cases: [string, number, string, string[], string[]][] = [
     ['h1,h2', 2, 'pt2pt/sizes', ['2'], []],

@@ -3,15 +3,14 @@
  * collects their RESULT lines, and kills both when the time bound passes, so a hang fails the
  * test. `host` places a peer on an emulated host (netns-hosts.sh); by default both run here.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 
-import { DIST, ROOT } from '../../helpers.js';
+import { DIST } from '../../helpers.js';
+import { NETNS_HOSTS } from '../../emulated-hosts.js';
 
 export const PEER = path.join(DIST, 'test', 'unit', 'ucx', 'peer.js');
-export const NETNS_HOSTS = path.join(ROOT, '..', 'shared', 'tools', 'netns-hosts.sh');
 
 export type Role = 'a' | 'b';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -35,14 +34,6 @@ export interface PairResult {
   readonly at: Record<Role, number>;
   readonly logs: string[];
   readonly stderr: Record<Role, string>;
-}
-
-/** Whether emulated hosts can be had here: root, and the script beside the project. */
-export function canHaveHosts(): string | null {
-  if (process.getuid?.() !== 0) return 'emulated hosts need root (network namespaces)';
-  if (!fs.existsSync(NETNS_HOSTS)) return `${NETNS_HOSTS} is missing`;
-  if (spawnSync('ip', ['-V']).status !== 0) return 'emulated hosts need iproute2 (apt-get install iproute2)';
-  return null;
 }
 
 export function runPair(options: PairOptions): Promise<PairResult> {

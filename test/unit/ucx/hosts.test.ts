@@ -2,28 +2,19 @@
 // own (../shared/tools/netns-hosts.sh: its own network stack, hostname and /dev/shm), so only
 // TCP/IP between two addresses reaches across. Needs root; brings the hosts up (idempotent) and
 // leaves them up for other tests.
-import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { before, describe, it } from 'node:test';
 
 import { ucxProbe } from '../../../src/native/addon.js';
 import { checkAtomics, checkKill, checkMessages, checkRma, checkRndvLater, checkWake } from './checks.js';
-import { canHaveHosts, NETNS_HOSTS, runPair } from './harness.js';
+import { bringHostsUp, whyNoHosts } from '../../emulated-hosts.js';
+import { runPair } from './harness.js';
 
 const probe = ucxProbe();
-const skip = !probe.available ? `UCX is not usable here: ${probe.reason}` : (canHaveHosts() ?? false);
+const skip = !probe.available ? `UCX is not usable here: ${probe.reason}` : (whyNoHosts() ?? false);
 const HOSTS = ['h1', 'h2'] as const;
 
 describe('UCX binding between two emulated hosts over TCP', { skip }, () => {
-  before(() => {
-    // flock: test files run in parallel, and two `up`s at once race for the same namespaces.
-    // A host whose holder process died cannot be brought up again: then down and up once more.
-    const r = spawnSync('flock', ['/run/tsmpi-netns-hosts.lock', 'bash', '-c',
-      `bash '${NETNS_HOSTS}' up 2 || { bash '${NETNS_HOSTS}' down && bash '${NETNS_HOSTS}' up 2; }`], { encoding: 'utf8', timeout: 90_000 });
-    assert.equal(r.status, 0, `netns-hosts.sh up 2 failed: ${r.stderr}`);
-    // A host that is cut (another test's leftover) would make every scenario time out.
-    for (const h of HOSTS) spawnSync('bash', [NETNS_HOSTS, 'heal', h], { timeout: 30_000 });
-  });
+  before(() => bringHostsUp(HOSTS.length));
 
   it('messages of odd sizes both ways', { timeout: 200_000 }, async () => {
     checkMessages(await runPair({ scenario: 'messages', limitMs: 180_000, hosts: HOSTS }));
