@@ -57,6 +57,7 @@ export class AtomicViews {
    */
   apply(op: number, kind: number, byteOffset: number, count: number, origin: Uint8Array | null, result: Uint8Array | null): void {
     const size = kindBytes(kind);
+    if (size <= 4 && kind !== KIND_FLOAT32 && this.applyInts(op, kind, byteOffset / size, count, origin, result)) return;
     const src = origin !== null ? new DataView(origin.buffer, origin.byteOffset, origin.byteLength) : null;
     const out = result !== null ? new DataView(result.buffer, result.byteOffset, result.byteLength) : null;
     for (let i = 0; i < count; i++) {
@@ -89,6 +90,41 @@ export class AtomicViews {
       const old = Atomics.compareExchange(this.i8, at, c.getInt8(0), o.getInt8(0));
       r.setInt8(0, old);
     }
+  }
+
+  /**
+   * Integers of up to 32 bits whose operands and results lie aligned: the op is chosen once and
+   * each element costs one atomic instruction (the general loop below decides per element and
+   * reads through a DataView). False when origin or result is not aligned to the element size.
+   */
+  private applyInts(op: number, kind: number, at: number, count: number, origin: Uint8Array | null, result: Uint8Array | null): boolean {
+    const a = this.intArray(kind);
+    const x = origin === null ? null : alignedView(kind, origin, count);
+    const r = result === null ? null : alignedView(kind, result, count);
+    if ((origin !== null && x === null) || (result !== null && r === null)) return false;
+    if (op === OP_NO_OP) {
+      if (r !== null) for (let i = 0; i < count; i++) r[i] = Atomics.load(a, at + i);
+      return true;
+    }
+    if (x === null) return false;
+    let i = 0;
+    if (r === null) {
+      // Accumulate: no result wanted.
+      if (op === OP_SUM) for (; i < count; i++) Atomics.add(a, at + i, x[i]!);
+      else if (op === OP_BAND) for (; i < count; i++) Atomics.and(a, at + i, x[i]!);
+      else if (op === OP_BOR) for (; i < count; i++) Atomics.or(a, at + i, x[i]!);
+      else if (op === OP_BXOR) for (; i < count; i++) Atomics.xor(a, at + i, x[i]!);
+      else if (op === OP_REPLACE) for (; i < count; i++) Atomics.store(a, at + i, x[i]!);
+      else return false;
+      return true;
+    }
+    if (op === OP_SUM) for (; i < count; i++) r[i] = Atomics.add(a, at + i, x[i]!);
+    else if (op === OP_BAND) for (; i < count; i++) r[i] = Atomics.and(a, at + i, x[i]!);
+    else if (op === OP_BOR) for (; i < count; i++) r[i] = Atomics.or(a, at + i, x[i]!);
+    else if (op === OP_BXOR) for (; i < count; i++) r[i] = Atomics.xor(a, at + i, x[i]!);
+    else if (op === OP_REPLACE) for (; i < count; i++) r[i] = Atomics.exchange(a, at + i, x[i]!);
+    else return false;
+    return true;
   }
 
   private applyInt(op: number, kind: number, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
@@ -177,6 +213,19 @@ export class AtomicViews {
       case KIND_INT32: return this.i32;
       default: return this.u32;
     }
+  }
+}
+
+/** `count` elements of `kind` over `bytes` as a typed array of that kind, or null when `bytes` is not aligned for it. */
+function alignedView(kind: number, bytes: Uint8Array, count: number): IntArray | null {
+  const { buffer, byteOffset } = bytes;
+  switch (kind) {
+    case KIND_INT8: return new Int8Array(buffer, byteOffset, count);
+    case KIND_UINT8: case KIND_BOOL: return new Uint8Array(buffer, byteOffset, count);
+    case KIND_INT16: return byteOffset % 2 === 0 ? new Int16Array(buffer, byteOffset, count) : null;
+    case KIND_UINT16: return byteOffset % 2 === 0 ? new Uint16Array(buffer, byteOffset, count) : null;
+    case KIND_INT32: return byteOffset % 4 === 0 ? new Int32Array(buffer, byteOffset, count) : null;
+    default: return byteOffset % 4 === 0 ? new Uint32Array(buffer, byteOffset, count) : null;
   }
 }
 
