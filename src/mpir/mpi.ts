@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { memoryAddress } from '../mpid/memory-address.js';
-import * as rma from './rma/win.js';
+import * as rma from './rma/win-constants.js';
 import { Win, setDefaultComm } from './rma/win.js';
 import { allocMem, freeMem } from './rma/alloc-mem.js';
 import { performance } from 'node:perf_hooks';

@@ -1,12 +1,8 @@
 import { TsmpiError } from '../../common/errors.js';
-import {
-  ACC, ADMIT_NO_EPOCH, ADMIT_NOW, CAS, GET, GET_ACC, LOCK_EXCLUSIVE as OSC_LOCK_EXCLUSIVE, LOCK_SHARED as OSC_LOCK_SHARED, OP_NONE, PUT, ranksApart,
-  Window, type WindowComm, type WindowHooks, type WindowSettings,
-} from '../../osc/index.js';
+import { ACC, ADMIT_NO_EPOCH, ADMIT_NOW, CAS, GET, GET_ACC, OP_NONE, PUT, ranksApart, Window } from '../../osc/index.js';
 import { abortJob } from '../abort.js';
-import { BufferSpec, decodeBuffer, expectUnpack, finishUnpack, type NonContiguous } from '../buffer.js';
-import type { CommCore, Intracomm } from '../comm.js';
-import { RMA_GATHER_MAX, RMA_LOCK_POLICY, RMA_METHOD, RMA_PSCW, RMA_REMOTE_PUT_MIN } from '../config.js';
+import { expectUnpack } from '../buffer.js';
+import type { Intracomm } from '../comm.js';
 import { Datatype, Datatypes } from '../datatype.js';
 import { Errhandler } from '../errhandler.js';
 import { ErrorClass } from '../error-classes.js';
@@ -16,7 +12,13 @@ import { Op, Ops } from '../op.js';
 import { Request } from '../request.js';
 import { runtime, toMPIException } from '../runtime.js';
 import type { BufferLike, BufSpec, InfoArg, TargetSpec } from '../types.js';
-import { basicOf, blocksOf, kindOf, opCode, opReducer } from './element-codes.js';
+import { basicOf, blocksOf, kindOf } from './element-codes.js';
+import { OperationArgs } from './operation-args.js';
+import { readWindowSettings, windowComm, WINDOW_HOOKS } from './window-binding.js';
+import {
+  ALL_MODES, LOCK_EXCLUSIVE, LOCK_SHARED, MODE_NOCHECK, MODE_NOSUCCEED, WIN_BASE, WIN_CREATE_FLAVOR, WIN_DISP_UNIT, WIN_FLAVOR_ALLOCATE,
+  WIN_FLAVOR_CREATE, WIN_FLAVOR_DYNAMIC, WIN_FLAVOR_SHARED, WIN_MODEL, WIN_SIZE, WIN_UNIFIED,
+} from './win-constants.js';
 
 /**
  * MPI's one-sided communication, the API face (as comm.ts is point-to-point's): arguments
@@ -24,29 +26,10 @@ import { basicOf, blocksOf, kindOf, opCode, opReducer } from './element-codes.js
  * elements plus its blocks, an Op its code), errors mapped to MPI error classes and handled by
  * the window's errhandler, Rget's result wrapped in a Request. Everything below is the window
  * layer, src/osc (epochs, access methods chosen per target from the devices' memory
- * capabilities, the target's agent, the lock); this file imports nothing of mpid.
+ * capabilities, the target's agent, the lock); this file imports nothing of mpid. Beside it:
+ * operation-args.ts decodes and checks each operation's arguments, window-binding.ts is what
+ * osc is given (the group's collectives, settings, hooks), win-constants.ts the MPI constants.
  */
-
-// The window layer's values, declared here so the public declarations name no module of it.
-export const LOCK_EXCLUSIVE = OSC_LOCK_EXCLUSIVE;
-export const LOCK_SHARED = OSC_LOCK_SHARED;
-export const MODE_NOCHECK = 1024;
-export const MODE_NOSTORE = 2048;
-export const MODE_NOPUT = 4096;
-export const MODE_NOPRECEDE = 8192;
-export const MODE_NOSUCCEED = 16384;
-const ALL_MODES = MODE_NOCHECK | MODE_NOSTORE | MODE_NOPUT | MODE_NOPRECEDE | MODE_NOSUCCEED;
-export const WIN_BASE = 0x66000001;
-export const WIN_SIZE = 0x66000003;
-export const WIN_DISP_UNIT = 0x66000005;
-export const WIN_CREATE_FLAVOR = 0x66000007;
-export const WIN_MODEL = 0x66000009;
-export const WIN_FLAVOR_CREATE = 1;
-export const WIN_FLAVOR_ALLOCATE = 2;
-export const WIN_FLAVOR_DYNAMIC = 3;
-export const WIN_FLAVOR_SHARED = 4;
-export const WIN_SEPARATE = 1;
-export const WIN_UNIFIED = 2;
 
 type Placement = { kind: 'create'; bytes: Uint8Array } | { kind: 'allocate' | 'shared'; size: number };
 /** What an operation's result request is, to the face: the engine request the window layer returned. */
@@ -55,11 +38,8 @@ type ResultRequest = NonNullable<ReturnType<Window['operate']>>;
 export class Win {
   private freed = false;
   private errhandler: Errhandler = Errhandler.ERRORS_ARE_FATAL;
-  private readonly specs = [new BufferSpec(), new BufferSpec(), new BufferSpec()];
-  /** The target triple decoded by target(): displacement, count, datatype (no tuple per operation). */
-  private targetDisp = 0;
-  private targetCount = 0;
-  private targetType: Datatype = Datatypes.BYTE;
+  /** Decodes and checks the arguments of each operation (buffers, the target triple, ops). */
+  private readonly args: OperationArgs;
   /** Byte size and displacement unit of every rank's part (the window layer's). */
   private readonly sizes: Float64Array;
   private readonly units: Float64Array;
@@ -73,6 +53,7 @@ export class Win {
   ) {
     this.sizes = w.sizes;
     this.units = w.units;
+    this.args = new OperationArgs(this.sizes, this.units, (call, errorClass, message) => this.fail(call, errorClass, message));
   }
 
   /** Collective: exposes `memory` (any typed array, DataView, Buffer or ArrayBuffer) to the group of `comm`. */
@@ -152,12 +133,12 @@ export class Win {
     const req = comm.Dup();
     const reply = comm.Dup();
     const group = windowComm(req, req.coreFor(call), reply, reply.coreFor(call));
-    const settings = readSettings();
+    const settings = readWindowSettings();
     let w: Window;
     if (placement.kind === 'create') {
-      w = Window.create(world, group, placement.bytes, dispUnit, flavor === WIN_FLAVOR_DYNAMIC, settings, HOOKS);
-    } else if (placement.kind === 'allocate') w = Window.allocate(world, group, placement.size, dispUnit, settings, HOOKS);
-    else w = Window.allocateShared(world, group, placement.size, dispUnit, settings, HOOKS);
+      w = Window.create(world, group, placement.bytes, dispUnit, flavor === WIN_FLAVOR_DYNAMIC, settings, WINDOW_HOOKS);
+    } else if (placement.kind === 'allocate') w = Window.allocate(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
+    else w = Window.allocateShared(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
     return new Win(w, req, owner ?? w.memory, dispUnit, flavor);
   }
 
@@ -245,15 +226,15 @@ export class Win {
   }
 
   Fetch_and_op(origin: BufSpec | null, result: BufSpec, targetRank: number, targetDisp = 0, op: Op = Ops.SUM): void {
-    const dt = this.decode('Fetch_and_op', result, 1).datatype;
+    const dt = this.args.decode('Fetch_and_op', result, 1).datatype;
     this.issue('Fetch_and_op', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, [targetDisp, 1, dt], op, 1);
   }
 
   Compare_and_swap(origin: BufSpec, compare: BufSpec, result: BufSpec, targetRank: number, targetDisp = 0): void {
-    const dt = this.decode('Compare_and_swap', result, 1).datatype;
+    const dt = this.args.decode('Compare_and_swap', result, 1).datatype;
     const both = new Uint8Array(2 * dt.size);
-    both.set(this.decode('Compare_and_swap', origin, 0).bytes.subarray(0, dt.size), 0);
-    both.set(this.decode('Compare_and_swap', compare, 2).bytes.subarray(0, dt.size), dt.size);
+    both.set(this.args.decode('Compare_and_swap', origin, 0).bytes.subarray(0, dt.size), 0);
+    both.set(this.args.decode('Compare_and_swap', compare, 2).bytes.subarray(0, dt.size), dt.size);
     this.issue('Compare_and_swap', CAS, both, result, targetRank, [targetDisp, 1, dt], null, 1);
   }
 
@@ -314,7 +295,7 @@ export class Win {
     // for V8 to inline what it calls.
     this.live(call);
     if (targetRank === -1) return null; // MPI.PROC_NULL
-    if (!Number.isInteger(targetRank) || targetRank < 0 || targetRank >= this.sizes.length) this.badRank(call, targetRank);
+    if (!Number.isInteger(targetRank) || targetRank < 0 || targetRank >= this.sizes.length) this.args.badRank(call, targetRank);
     const admitted = this.w.admit(targetRank);
     if (admitted !== ADMIT_NOW) {
       if (admitted === ADMIT_NO_EPOCH) this.failWith(call, this.w.accessError(targetRank));
@@ -323,25 +304,25 @@ export class Win {
     }
     const data: { bytes: Uint8Array; count: number; datatype: Datatype } | null =
       origin instanceof Uint8Array && kind === CAS ? { bytes: origin, count: 2, datatype: Datatypes.BYTE }
-        : origin !== null ? this.decode(call, origin, 0) : null;
-    const into = result !== null ? this.decode(call, result, 1) : null;
-    this.target(call, target, into ?? data!, fixedCount);
-    const tdt = this.targetType;
-    const bytes = this.targetCount * tdt.size;
+        : origin !== null ? this.args.decode(call, origin, 0) : null;
+    const into = result !== null ? this.args.decode(call, result, 1) : null;
+    this.args.target(call, target, into ?? data!, fixedCount);
+    const tdt = this.args.datatype;
+    const bytes = this.args.count * tdt.size;
     // A derived target type travels as its list of (offset, length) blocks; operations apply
     // to its basic elements, so they are described by the predefined type of that kind.
-    const blocks = tdt.predefined ? null : blocksOf(tdt, this.targetCount);
+    const blocks = tdt.predefined ? null : blocksOf(tdt, this.args.count);
     const dt = tdt.predefined ? tdt : basicOf(tdt);
-    if (dt === null || (kind === CAS && !tdt.predefined)) return this.mixedType(call, tdt);
-    if (kind !== CAS && kind !== GET && data !== null && data.bytes.length < bytes) this.shortBuffer(call, 'origin', data.bytes, bytes);
-    if (into !== null && into.bytes.length < bytes) this.shortBuffer(call, 'result', into.bytes, bytes);
-    const offset = this.targetDisp * this.units[targetRank]!;
+    if (dt === null || (kind === CAS && !tdt.predefined)) return this.args.mixedType(call, tdt);
+    if (kind !== CAS && kind !== GET && data !== null && data.bytes.length < bytes) this.args.shortBuffer(call, 'origin', data.bytes, bytes);
+    if (into !== null && into.bytes.length < bytes) this.args.shortBuffer(call, 'result', into.bytes, bytes);
+    const offset = this.args.disp * this.units[targetRank]!;
     if (bytes > 0 && this.flavor !== WIN_FLAVOR_DYNAMIC) {
       const lo = offset + (blocks !== null ? blocks.lo : 0);
       const hi = offset + (blocks !== null ? blocks.hi : bytes);
-      if (lo < 0 || hi > this.sizes[targetRank]!) this.outOfRange(call, targetRank, lo, hi);
+      if (lo < 0 || hi > this.sizes[targetRank]!) this.args.outOfRange(call, targetRank, lo, hi);
     }
-    const code = op !== null ? this.opCodeFor(call, op, dt) : OP_NONE;
+    const code = op !== null ? this.args.opCode(call, op, dt) : OP_NONE;
     const r = this.w.operate(kind, targetRank, offset, blocks !== null ? blocks.list : null, kindOf(dt), code, bytes / dt.size,
       bytes, data !== null ? data.bytes : null, into !== null ? into.bytes : null, held);
     if (into !== null && into.needsUnpack !== null) {
@@ -350,33 +331,6 @@ export class Win {
       else expectUnpack(r, into);
     }
     return held ? r : null;
-  }
-
-  /** The code of a predefined op that can reduce `dt`; MPI.ERR_OP otherwise. */
-  private opCodeFor(call: string, op: Op, dt: Datatype): number {
-    const code = op instanceof Op ? opCode(op) : undefined;
-    if (code === undefined) this.fail(call, ErrorClass.ERR_OP, `${op.name}: one-sided accumulates take predefined ops only`);
-    const bad = op.checkType(dt);
-    if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
-    return code;
-  }
-
-  private badRank(call: string, targetRank: number): never {
-    return this.fail(call, ErrorClass.ERR_RANK, `target rank ${targetRank} is out of range for a window of ${this.sizes.length} ranks`);
-  }
-
-  private mixedType(call: string, tdt: Datatype): never {
-    return this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${tdt.name} mixes basic types; one-sided operations here ` +
-      'take a predefined type or one derived from a single basic type');
-  }
-
-  private shortBuffer(call: string, which: string, buffer: Uint8Array, bytes: number): never {
-    return this.fail(call, ErrorClass.ERR_COUNT, `the ${which} buffer holds ${buffer.length} bytes, the target range ${bytes}`);
-  }
-
-  private outOfRange(call: string, t: number, lo: number, hi: number): never {
-    return this.fail(call, ErrorClass.ERR_RMA_RANGE, `target range [${lo}, ${hi}) bytes is outside rank ${t}'s ` +
-      `window of ${this.sizes[t]} bytes (disp ${this.targetDisp} x disp_unit ${this.units[t]})`);
   }
 
   /**
@@ -388,53 +342,16 @@ export class Win {
     let copy: Uint8Array | null = null;
     let spec = target;
     if (origin !== null) {
-      const data = origin instanceof Uint8Array && kind === CAS ? origin : this.decode(call, origin, 0).bytes;
+      const data = origin instanceof Uint8Array && kind === CAS ? origin : this.args.decode(call, origin, 0).bytes;
       copy = data.slice();
       // The copy is bytes: the target triple keeps the origin's count and datatype.
       if (kind !== CAS && fixedCount === null) {
-        const ref = this.decode(call, result ?? origin, result !== null ? 1 : 0);
-        this.target(call, target, ref, null);
-        spec = [this.targetDisp, this.targetCount, this.targetType];
+        const ref = this.args.decode(call, result ?? origin, result !== null ? 1 : 0);
+        this.args.target(call, target, ref, null);
+        spec = [this.args.disp, this.args.count, this.args.datatype];
       }
     }
     this.w.defer(t, () => this.issue(call, kind, copy, result, t, spec, op, fixedCount));
-  }
-
-  /** Decodes the target triple into targetDisp, targetCount and targetType. */
-  private target(call: string, target: unknown, ref: { count: number; datatype: Datatype }, fixedCount: number | null): void {
-    let disp = 0;
-    let count = fixedCount ?? ref.count;
-    let dt = ref.datatype;
-    if (Array.isArray(target)) {
-      disp = target[0] ?? 0;
-      if (target.length > 1) count = target[1] as number;
-      if (target.length > 2) dt = target[2] as Datatype;
-    } else if (typeof target === 'number') disp = target;
-    else if (target !== undefined && target !== null) this.fail(call, ErrorClass.ERR_ARG, 'target must be [disp, count, datatype] or a displacement');
-    if (!Number.isInteger(disp) || !Number.isInteger(count) || count < 0 || !(dt instanceof Datatype) ||
-        dt === Datatypes.DATATYPE_NULL || !dt.isCommitted) this.badTarget(call, disp, count, dt);
-    this.targetDisp = disp;
-    this.targetCount = count;
-    this.targetType = dt;
-  }
-
-  private badTarget(call: string, disp: number, count: number, dt: unknown): never {
-    if (!Number.isInteger(disp)) this.fail(call, ErrorClass.ERR_DISP, `target displacement ${disp} is not an integer`);
-    if (!Number.isInteger(count) || count < 0) this.fail(call, ErrorClass.ERR_COUNT, `target count ${count} is not a count`);
-    if (!(dt instanceof Datatype) || dt === Datatypes.DATATYPE_NULL) this.fail(call, ErrorClass.ERR_TYPE, 'the target datatype is not a datatype');
-    return this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${dt.name} is not committed (or was freed)`);
-  }
-
-  /**
-   * Decodes into scratch spec `slot` (0 origin, 1 result, 2 compare): valid until the next call
-   * with that slot. A non-contiguous origin is packed into a temporary buffer (data sent) or
-   * gets one to receive into (results, unpacked when they arrive).
-   */
-  private decode(call: string, arg: unknown, slot: number): BufferSpec {
-    const spec = this.specs[slot]!;
-    const mode: NonContiguous = slot === 1 ? 'unpack' : 'pack';
-    if (!decodeBuffer(arg, spec, mode)) this.fail(call, spec.errorClass, spec.error);
-    return spec;
   }
 
   // ---------------------------------------------------------------- synchronisation
@@ -636,37 +553,6 @@ export class Win {
     return abortJob(1, `tsmpi: rank ${this.w.rank}: fatal error (MPI.ERRORS_ARE_FATAL): ${exception.message}`);
   }
 }
-
-/** What the window layer needs of its group: two duplicates of the window's communicator and three collectives. */
-function windowComm(req: Intracomm, reqCore: CommCore, reply: Intracomm, replyCore: CommCore): WindowComm {
-  return {
-    rank: reqCore.rank, size: reqCore.size, worldRanks: reqCore.worldRanks, requestCtx: reqCore.ctx, replyCtx: replyCore.ctx,
-    barrier: () => req.Barrier(),
-    allgather: (mine, all) => req.Allgather(mine, all),
-    bcastName: (name, root) => req.bcast(name, root) as string,
-    free: () => {
-      req.Free();
-      reply.Free();
-    },
-  };
-}
-
-function readSettings(): WindowSettings {
-  const method = RMA_METHOD.read();
-  return {
-    method,
-    gatherMax: RMA_GATHER_MAX.read(),
-    lockPolicy: RMA_LOCK_POLICY.read(),
-    loosePscw: RMA_PSCW.read() === 'loose',
-    remotePutMin: RMA_REMOTE_PUT_MIN.read(),
-  };
-}
-
-const HOOKS: WindowHooks = {
-  reducer: opReducer,
-  replyArrived: finishUnpack,
-  fatal: (message) => abortJob(1, message),
-};
 
 function bytesOf(memory: unknown): Uint8Array | null {
   if (ArrayBuffer.isView(memory)) return new Uint8Array(memory.buffer, memory.byteOffset, memory.byteLength);
