@@ -133,7 +133,7 @@ export class UcxDevice implements Device {
     this.staging = new Array<Uint8Array | null>(config.staging).fill(null);
     this.freeStaging = Int32Array.from({ length: config.staging }, (_, i) => config.staging - 1 - i);
     this.freeStagingCount = config.staging;
-    this.rma = new UcxRma(side.context, eps, () => this.poll(), (peer, status) => this.failSend(peer, status));
+    this.rma = new UcxRma(side.context, rings.worker, eps, () => this.poll(), (peer, status) => this.failSend(peer, status));
   }
 
   init(sink: PacketSink): void {

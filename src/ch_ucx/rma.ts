@@ -1,6 +1,6 @@
 import {
   addon, UCX_AMO_ADD, UCX_AMO_AND, UCX_AMO_CSWAP, UCX_AMO_OR, UCX_AMO_SWAP, UCX_AMO_XOR, type UcxContext,
-  type UcxEndpoint, type UcxRkey,
+  type UcxEndpoint, type UcxRkey, type UcxWorker,
 } from '../native/addon.js';
 import {
   ATOMIC_ADD, ATOMIC_AND, ATOMIC_CSWAP, ATOMIC_OR, ATOMIC_SWAP, ATOMIC_XOR, type MemoryCapabilities, RMA_ATOMICS,
@@ -62,6 +62,7 @@ export class UcxRma implements RmaService {
   private readonly written: Uint8Array;
   private atomicPending = false;
   private failure = 0;
+  private serving = false;
   /** Operands (compare, then value) and the fetched word: aligned scratch, reused. */
   private readonly operands = new BigUint64Array(2);
   private readonly operandBytes = new Uint8Array(this.operands.buffer);
@@ -74,6 +75,7 @@ export class UcxRma implements RmaService {
 
   constructor(
     private readonly context: UcxContext,
+    private readonly worker: UcxWorker,
     private readonly eps: readonly (UcxEndpoint | null)[],
     /** One step of the device's progress (drains completions into complete()). */
     private readonly poll: () => void,
@@ -93,6 +95,8 @@ export class UcxRma implements RmaService {
     // UCX refuses an empty map; a window part of 0 bytes is still a region others may name.
     const mapped = memory.length > 0 ? memory : new Uint8Array(new ArrayBuffer(8));
     const mem = addon.ucxMemMap(this.context, mapped);
+    // From now on others reach our memory: the relay progresses our worker while we compute.
+    if (!this.serving) addon.ucxBellServe(this.worker, (this.serving = true));
     const rkey = addon.ucxRkeyPack(mem);
     const key = new Uint8Array(ADDRESS_BYTES + rkey.length);
     new Float64Array(key.buffer, 0, 1)[0] = addon.ucxMemAddress(mem);
@@ -155,6 +159,21 @@ export class UcxRma implements RmaService {
     return width === 8 ? this.result[0]! : BigInt(this.result32[0]!);
   }
 
+  post(target: number, key: number, offset: number, op: number, width: number, operand: bigint): void {
+    const k = this.keyOf(target, key);
+    const amo = AMO_OF[op];
+    if (amo === undefined || amo === UCX_AMO_SWAP || amo === UCX_AMO_CSWAP || (width !== 4 && width !== 8)) {
+      throw new Error(`ch_ucx: no posted UCX atomic for op ${op} of ${width} bytes`);
+    }
+    // UCX reads the operand before the call returns only for short sends: a fresh one per post.
+    const operands = new BigUint64Array(1);
+    if (width === 8) operands[0] = BigInt.asUintN(64, operand);
+    else new Uint32Array(operands.buffer)[0] = Number(BigInt.asUintN(32, operand));
+    this.posted(target, addon.ucxAtomic(k.ep, amo, width, new Uint8Array(operands.buffer), 0, null, 0, k.base + offset, k.rkey,
+      TOKEN_RMA | target));
+    this.counters.atomics++;
+  }
+
   flush(target: number): void {
     if (this.inFlight[target] === 0 && this.flushing[target] === 0 && !this.dirty(target)) return;
     this.flushing[target] = 1;
@@ -164,6 +183,11 @@ export class UcxRma implements RmaService {
     while (this.flushing[target] !== 0 || this.inFlight[target] !== 0) this.step(target);
     this.written[target] = 0;
     this.counters.flushes++;
+  }
+
+  /** How often the relay thread progressed our worker while the rank computed. */
+  get served(): number {
+    return this.serving ? addon.ucxBellServed(this.worker) : 0;
   }
 
   /** A completion of ours (device.ts): `token` is TOKEN_RMA* | target. */

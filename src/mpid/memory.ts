@@ -183,6 +183,8 @@ export interface RmaService {
    * (as an unsigned integer of `width` bytes).
    */
   atomic?(target: number, key: number, offset: number, op: number, width: number, operand: bigint, compare: bigint): bigint;
+  /** An atomic as atomic() that fetches nothing: posted, complete at flush(target). */
+  post?(target: number, key: number, offset: number, op: number, width: number, operand: bigint): void;
   /** Completes every operation issued to `target` so far, at the target too. */
   flush?(target: number): void;
 }

@@ -117,8 +117,9 @@ export class DeviceAccess {
         into!.set(s.subarray(16, 16 + size), 0);
         break;
       }
-      const old = this.updateElement(p, at + pos, elemKind, size, op, data, pos);
-      if (kind === GET_ACC || into !== null) {
+      const fetch = kind === GET_ACC || into !== null;
+      const old = this.updateElement(t, p, at + pos, elemKind, size, op, data, pos, fetch);
+      if (fetch) {
         this.setWord(16, size, old);
         into!.set(s.subarray(16, 16 + size), pos);
       }
@@ -140,13 +141,19 @@ export class DeviceAccess {
   }
 
   /** One element at byte `at` of the region; returns its old bits. */
-  private updateElement(p: RemotePart, at: number, elemKind: number, size: number, op: number, data: Uint8Array | null,
-                        pos: number): bigint {
+  private updateElement(t: number, p: RemotePart, at: number, elemKind: number, size: number, op: number, data: Uint8Array | null,
+                        pos: number, fetch: boolean): bigint {
     const s = this.scratch;
     const native = NATIVE_OP[op];
     if (op === OP_NO_OP || data === null) return p.rma.atomic!(p.target, p.key, at, ATOMIC_ADD, size, 0n, 0n);
     s.set(data.subarray(pos, pos + size), 0);
     if (native !== undefined && (isIntegerKind(elemKind) || op === OP_REPLACE)) {
+      if (!fetch && native !== ATOMIC_SWAP) {
+        // Accumulate: nothing to wait for; complete at the next flush of the target.
+        p.rma.post!(p.target, p.key, at, native, size, this.word(0, size));
+        this.touched[t] = 1;
+        return 0n;
+      }
       return p.rma.atomic!(p.target, p.key, at, native, size, this.word(0, size), 0n);
     }
     // A compare-and-swap loop: fetch, reduce (operand op current), swap in if nobody changed it.

@@ -113,6 +113,8 @@ export function tryTake(words: Int32Array, at: number, lockType: number): boolea
 
 export class LockAreas {
   private readonly inflight: number;
+  /** Device areas whose mode this rank asked for at least once. */
+  private readonly claimed = new Set<DeviceArea>();
 
   constructor(
     /** Indexed by window rank. */
@@ -190,7 +192,10 @@ export class LockAreas {
     const w = a.mem.words;
     const delta = lockType === LOCK_EXCLUSIVE ? WRITER : 1;
     if (a.method === LOCK_DEVICE) {
-      deviceOp(a.device!, ATOMIC_ADD, STATE, -delta, 0);
+      // Posted: nothing waits for the release (our next operation on the area follows it on
+      // the same endpoint, and the next flush of the target completes it).
+      const d = a.device!;
+      d.rma.post!(d.target, d.key, d.base + STATE * 4, ATOMIC_ADD, 4, BigInt(-delta));
       return false;
     }
     const local = a.method === LOCK_CPU;
@@ -269,8 +274,14 @@ export class LockAreas {
   /** A rank of another host: device mode (counted when it changes), then STATE by device atomics. */
   private deviceAcquire(d: DeviceArea, lockType: number): void {
     let announced = false;
+    // The mode is asked for device on our first acquire of the area and whenever the lock is
+    // taken (contention, where 004's mode matters): an uncontended acquire is one round trip.
+    let claim = !this.claimed.has(d);
+    this.claimed.add(d);
     for (;;) {
-      if (deviceOp(d, ATOMIC_CSWAP, MODE, MODE_DEVICE, MODE_CPU) === MODE_CPU) deviceOp(d, ATOMIC_ADD, MIGRATIONS, 1, 0);
+      if (claim && deviceOp(d, ATOMIC_CSWAP, MODE, MODE_DEVICE, MODE_CPU) === MODE_CPU) {
+        d.rma.post!(d.target, d.key, d.base + MIGRATIONS * 4, ATOMIC_ADD, 4, 1n);
+      }
       let ok: boolean;
       if (lockType === LOCK_EXCLUSIVE) ok = deviceOp(d, ATOMIC_CSWAP, STATE, WRITER, 0) === 0;
       else {
@@ -283,6 +294,7 @@ export class LockAreas {
       }
       if (!announced) deviceOp(d, ATOMIC_ADD, REMOTE_WAIT, 1, 0);
       announced = true;
+      claim = true;
       this.idle();
     }
   }
