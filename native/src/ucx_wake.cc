@@ -30,12 +30,12 @@
 // does put, get and atomics in software at the target, in the target's worker progress, so a
 // target that computes without MPI calls would stall every origin's passive-target epoch. The
 // relay then also progresses the worker itself, under gUcxLock (ucx_objects.h), but only while
-// the rank stays out of the binding: it looks at gUcxCalls every kServeCheckMs; if the count
+// the rank stays out of the binding: it looks at gUcxCalls every kServeCheckUs; if the count
 // moved, the rank is in MPI and progresses itself (the relay does not touch the worker or its
 // fd); if it stood still, the relay progresses, arms the worker and watches its fd, and
 // progresses again whenever it fires, until the count moves. Its callbacks fill the same rings
 // the rank drains (single producer at a time: the lock; HEADs published with release stores).
-// The rank's message path pays the lock only; the relay's look every kServeCheckMs is one
+// The rank's message path pays the lock only; the relay's look every kServeCheckUs is one
 // load and a poll() timeout.
 #if TSMPI_HAVE_UCX
 
@@ -60,8 +60,8 @@ namespace ucx {
 std::mutex gUcxLock;
 std::atomic<uint32_t> gUcxCalls{0};
 
-// How often a serving relay looks whether the rank is inside the binding.
-constexpr int kServeCheckMs = 1;
+// How often a serving relay looks whether the rank is inside the binding (microseconds).
+constexpr long kServeCheckUs = 1000;
 
 struct Relay {
   Worker* worker = nullptr;
@@ -118,10 +118,11 @@ void RelayLoop(Relay* r) {
   while (!r->stop.load()) {
     bool watch = r->watching.load();
     bool watchFd = watch;
-    int timeout = -1;
+    timespec period = {0, kServeCheckUs * 1000};
+    timespec* timeout = nullptr;
     if (!watch && r->serving.load()) {
       uint32_t calls = gUcxCalls.load(std::memory_order_relaxed);
-      timeout = kServeCheckMs;
+      timeout = &period;
       if (calls != seen) {
         seen = calls;  // the rank is in MPI and progresses itself: look again later
       } else if (LockOrStop(r)) {
@@ -132,7 +133,7 @@ void RelayLoop(Relay* r) {
       }
     }
     fds[0].revents = fds[1].revents = 0;
-    if (poll(fds, watchFd ? 2 : 1, timeout) < 0) continue;  // EINTR
+    if (ppoll(fds, watchFd ? 2 : 1, timeout, nullptr) < 0) continue;  // EINTR
     if (fds[0].revents & POLLIN) {
       uint64_t drained;
       ssize_t ignored = read(r->ctl, &drained, sizeof drained);

@@ -25,6 +25,10 @@ const TOKEN_RMA_ATOMIC = 6 << 24;
 export const TOKEN_RMA_KINDS = [TOKEN_RMA, TOKEN_RMA_FLUSH, TOKEN_RMA_ATOMIC] as const;
 const TARGET_MASK = 0xffffff;
 
+const SPIN_POLLS = 32;
+const NAP_MS = 0.02;
+const NAP = new Int32Array(new SharedArrayBuffer(4));
+
 /** A key's bytes: the region's address (float64, exact below 2^53), then UCX's packed rkey. */
 const ADDRESS_BYTES = 8;
 
@@ -63,6 +67,7 @@ export class UcxRma implements RmaService {
   private atomicPending = false;
   private failure = 0;
   private serving = false;
+  private idlePolls = 0;
   /** Operands (compare, then value) and the fetched word: aligned scratch, reused. */
   private readonly operands = new BigUint64Array(2);
   private readonly operandBytes = new Uint8Array(this.operands.buffer);
@@ -217,7 +222,16 @@ export class UcxRma implements RmaService {
     this.written[target] = 1;
   }
 
+  /**
+   * One step of a wait for our operations: a poll of the device, and after SPIN_POLLS fruitless
+   * ones a nap of NAP_MS, so that on an oversubscribed machine the target's relay thread (or the
+   * target itself) gets the CPU that does our operation (over tcp it is done there in software).
+   */
   private step(target: number): void {
+    if (++this.idlePolls > SPIN_POLLS) {
+      Atomics.wait(NAP, 0, 0, NAP_MS);
+      this.idlePolls = 0;
+    }
     this.poll();
     if (this.failure !== 0) {
       const f = this.failure;

@@ -59,8 +59,10 @@ export function deviceWindowPossible(world: World, comm: WindowComm): boolean {
  * Win.Create, its own memory) with the network device, and the keys are exchanged here, so a
  * rank of another group reaches a part by the device's put/get/atomics on the owner's own
  * registration: the owner's device (its progress thread over tcp) serves them, nobody else.
+ * Dynamic windows (`dynamic`): the lock areas only; their parts stay with the owners' agents.
  */
-export function deviceWindow(world: World, comm: WindowComm, own: Uint8Array | null, size: number, policy: LockPolicy): DeviceWindowMemory {
+export function deviceWindow(world: World, comm: WindowComm, own: Uint8Array | null, size: number, policy: LockPolicy,
+                             dynamic = false): DeviceWindowMemory {
   const n = comm.size;
   const me = comm.rank;
   const worldRanks = comm.worldRanks;
@@ -104,10 +106,10 @@ export function deviceWindow(world: World, comm: WindowComm, own: Uint8Array | n
   // Registrations and their keys: the segment's, and (Win.Create) our own memory's.
   const rma = serviceFor(world, comm);
   const registered: RegisteredMemory[] = [rma.register!(bytes)];
-  if (own !== null) registered.push(rma.register!(own));
+  if (own !== null && !dynamic) registered.push(rma.register!(own));
   const ownAtomic = own === null || own.buffer instanceof SharedArrayBuffer;
   const segKeys = exchangeKeys(comm, registered[0]!.key);
-  const partKeys = own !== null ? exchangeKeys(comm, registered[1]!.key) : segKeys;
+  const partKeys = own !== null && !dynamic ? exchangeKeys(comm, registered[1]!.key) : segKeys;
   const atomicFlags = new Float64Array(n);
   comm.allgather(Float64Array.of(ownAtomic ? 1 : 0), atomicFlags);
 
@@ -127,11 +129,11 @@ export function deviceWindow(world: World, comm: WindowComm, own: Uint8Array | n
     const segKey = service.importKey!(w, segKeys[r]!);
     imported.push({ service, handle: segKey });
     let partKey = segKey;
-    if (own !== null) {
+    if (own !== null && !dynamic) {
       partKey = service.importKey!(w, partKeys[r]!);
       imported.push({ service, handle: partKey });
     }
-    remote[r] = { rma: service, target: w, key: partKey, base: own === null ? partAt[r]! : 0, reach: service.caps! };
+    if (!dynamic) remote[r] = { rma: service, target: w, key: partKey, base: own === null ? partAt[r]! : 0, reach: service.caps! };
     areas.push(policy === 'cpu'
       ? { mem: localMem, at: 0, method: LOCK_AGENT }
       : { mem: localMem, at: 0, method: LOCK_DEVICE, device: { rma: service, target: w, key: segKey, base: areaAt[r]! } });

@@ -93,8 +93,9 @@ export class Window {
   static create(world: World, comm: WindowComm, bytes: Uint8Array, dispUnit: number, dynamic: boolean, settings: WindowSettings,
                 hooks: WindowHooks): Window {
     const exposed = exposedMemoryOf(bytes.buffer);
-    if (!dynamic && exposed === null && viaDevice(world, comm, settings)) {
-      return new Window(world, comm, deviceWindow(world, comm, bytes, bytes.length, settings.lockPolicy), dispUnit, false, settings, hooks);
+    if (exposed === null && viaDevice(world, comm)) {
+      const wm = deviceWindow(world, comm, bytes, bytes.length, settings.lockPolicy, dynamic);
+      return new Window(world, comm, wm, dispUnit, dynamic, settings, hooks);
     }
     const wm = spreadWindow(world, comm, bytes, exposed, settings.lockPolicy);
     return new Window(world, comm, wm, dispUnit, dynamic, settings, hooks);
@@ -106,7 +107,7 @@ export class Window {
    * device exports to other nodes (direct access, 003b §3.2a), else process memory.
    */
   static allocate(world: World, comm: WindowComm, size: number, dispUnit: number, settings: WindowSettings, hooks: WindowHooks): Window {
-    if (viaDevice(world, comm, settings)) {
+    if (viaDevice(world, comm)) {
       return new Window(world, comm, deviceWindow(world, comm, null, size, settings.lockPolicy), dispUnit, false, settings, hooks);
     }
     if (ranksApart(world, comm.worldRanks).length === 0 && world.nodeMemory !== null) {
@@ -133,7 +134,7 @@ export class Window {
     this.epoch = new EpochTracker(this.channel);
     const remote = (wm as Partial<DeviceWindowMemory>).remote ?? null;
     const atomicParts = (wm as Partial<DeviceWindowMemory>).atomicParts ?? null;
-    this.methods = wm.parts.map((p, t) => (remote?.[t] ? (atomicParts![t] ? DEVICE : DEVICE_AGENT_UPDATES)
+    this.methods = wm.parts.map((p, t) => (remote?.[t] && settings.method === 'auto' ? (atomicParts![t] ? DEVICE : DEVICE_AGENT_UPDATES)
       : selectMethod(p !== null ? p.reach : null, settings.method, settings.lockPolicy)));
     this.locks = new LockAreas(wm.areas, comm.rank, comm.size, settings.lockPolicy, () => this.idle(), remote !== null);
     this.direct = new DirectAccess(wm.parts, this.locks, hooks.reducer);
@@ -422,11 +423,12 @@ export class Window {
 
 /**
  * Collective: whether the window goes across hosts by a network device's RMA (device-window.ts):
- * method auto, no device exporting memory (SCI keeps its direct access), and a network device
- * reaching every rank we share no memory with.
+ * no device exporting memory (SCI keeps its direct access), and a network device reaching every
+ * rank we share no memory with. Its lock areas serve every method; TSMPI_RMA_METHOD=emulated or
+ * gather still sends the operations to the agents.
  */
-function viaDevice(world: World, comm: WindowComm, settings: WindowSettings): boolean {
-  return settings.method === 'auto' && world.exportedMemoryCaps === null && deviceWindowPossible(world, comm);
+function viaDevice(world: World, comm: WindowComm): boolean {
+  return world.exportedMemoryCaps === null && deviceWindowPossible(world, comm);
 }
 
 /** World ranks of `worldRanks` not on our node (they cannot map a node segment with us). */
