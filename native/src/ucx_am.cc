@@ -235,10 +235,10 @@ void ReleaseDescs(Worker* w) {
 }
 
 void RegisterAmExports(Napi::Env env, Napi::Object exports) {
-  exports.Set("ucxAmSend", Napi::Function::New(env, AmSend, "ucxAmSend"));
-  exports.Set("ucxAmRecv", Napi::Function::New(env, AmRecv, "ucxAmRecv"));
-  exports.Set("ucxAmDiscard", Napi::Function::New(env, AmDiscard, "ucxAmDiscard"));
-  exports.Set("ucxProgress", Napi::Function::New(env, Progress, "ucxProgress"));
+  exports.Set("ucxAmSend", Napi::Function::New(env, Locked<AmSend>, "ucxAmSend"));
+  exports.Set("ucxAmRecv", Napi::Function::New(env, Locked<AmRecv>, "ucxAmRecv"));
+  exports.Set("ucxAmDiscard", Napi::Function::New(env, Locked<AmDiscard>, "ucxAmDiscard"));
+  exports.Set("ucxProgress", Napi::Function::New(env, Locked<Progress>, "ucxProgress"));
 }
 
 }  // namespace ucx

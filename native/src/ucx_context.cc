@@ -171,7 +171,7 @@ Napi::Value WorkerCreate(const Napi::CallbackInfo& info) {
 
   ucp_worker_params_t params = {};
   params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-  params.thread_mode = UCS_THREAD_MODE_SINGLE;
+  params.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // the JS thread and the relay, under gUcxLock
   ucp_worker_h h = nullptr;
   ucs_status_t st = api.worker_create(c->h, &params, &h);
   if (st != UCS_OK) ThrowStatus(env, st, std::string(call) + ": ucp_worker_create");
@@ -396,14 +396,14 @@ void RegisterContextExports(Napi::Env env, Napi::Object exports) {
   }
   exports.Set("ucxProbe", Napi::Function::New(env, Probe, "ucxProbe"));
   exports.Set("ucxLoad", Napi::Function::New(env, LoadExport, "ucxLoad"));
-  exports.Set("ucxContextCreate", Napi::Function::New(env, ContextCreate, "ucxContextCreate", registry));
-  exports.Set("ucxContextDestroy", Napi::Function::New(env, ContextDestroy, "ucxContextDestroy"));
-  exports.Set("ucxWorkerCreate", Napi::Function::New(env, WorkerCreate, "ucxWorkerCreate"));
-  exports.Set("ucxWorkerDestroy", Napi::Function::New(env, WorkerDestroy, "ucxWorkerDestroy"));
-  exports.Set("ucxWorkerAddress", Napi::Function::New(env, WorkerAddress, "ucxWorkerAddress"));
-  exports.Set("ucxEpCreate", Napi::Function::New(env, EpCreate, "ucxEpCreate"));
-  exports.Set("ucxEpClose", Napi::Function::New(env, EpClose, "ucxEpClose"));
-  exports.Set("ucxEpStatus", Napi::Function::New(env, EpStatus, "ucxEpStatus"));
+  exports.Set("ucxContextCreate", Napi::Function::New(env, Locked<ContextCreate>, "ucxContextCreate", registry));
+  exports.Set("ucxContextDestroy", Napi::Function::New(env, Locked<ContextDestroy>, "ucxContextDestroy"));
+  exports.Set("ucxWorkerCreate", Napi::Function::New(env, Locked<WorkerCreate>, "ucxWorkerCreate"));
+  exports.Set("ucxWorkerDestroy", Napi::Function::New(env, Locked<WorkerDestroy>, "ucxWorkerDestroy"));
+  exports.Set("ucxWorkerAddress", Napi::Function::New(env, Locked<WorkerAddress>, "ucxWorkerAddress"));
+  exports.Set("ucxEpCreate", Napi::Function::New(env, Locked<EpCreate>, "ucxEpCreate"));
+  exports.Set("ucxEpClose", Napi::Function::New(env, Locked<EpClose>, "ucxEpClose"));
+  exports.Set("ucxEpStatus", Napi::Function::New(env, Locked<EpStatus>, "ucxEpStatus"));
 }
 
 }  // namespace ucx

@@ -67,7 +67,7 @@ const char* const kFunctions[] = {
     "ucxWorkerAddress", "ucxEpCreate", "ucxEpClose", "ucxEpStatus", "ucxAmSend", "ucxAmRecv",
     "ucxAmDiscard", "ucxProgress", "ucxMemMap", "ucxMemAddress", "ucxMemUnmap", "ucxRkeyPack",
     "ucxRkeyUnpack", "ucxRkeyDestroy", "ucxPut", "ucxGet", "ucxAtomic", "ucxEpFlush", "ucxWorkerFlush",
-    "ucxFence", "ucxArm", "ucxWait", "ucxBellAttach", "ucxBellArm", "ucxBellDisarm", "ucxBellDetach",
+    "ucxFence", "ucxArm", "ucxWait", "ucxBellAttach", "ucxBellArm", "ucxBellDisarm", "ucxBellDetach", "ucxBellServe", "ucxBellServed",
     "ucxStatusName",
 };
 

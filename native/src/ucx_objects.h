@@ -16,7 +16,9 @@
 #include <napi.h>
 #include <ucp/api/ucp.h>
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -139,6 +141,26 @@ struct Rkey : Handle {
   Endpoint* ep = nullptr;
   ucp_rkey_h h = nullptr;
 };
+
+// ------------------------------------------------------------------ the UCX lock
+
+// Workers are UCS_THREAD_MODE_SERIALIZED: two threads reach them, one at a time. The JavaScript
+// thread holds gUcxLock for every call of the binding that reaches UCX (Locked<> below, at
+// registration), and the relay thread (ucx_wake.cc) holds it while it progresses a worker on
+// the rank's behalf (the rank computes, no MPI call: one-sided operations over tcp are done in
+// software at the target and need its worker's progress). Uncontended, a lock and an unlock
+// are two atomic instructions per call: the message path's whole cost. gUcxCalls counts the
+// JavaScript thread's calls (under the lock, a plain store): the relay progresses only after a
+// period in which it did not move, so it never competes with a rank that progresses itself.
+extern std::mutex gUcxLock;
+extern std::atomic<uint32_t> gUcxCalls;
+
+template <Napi::Value (*F)(const Napi::CallbackInfo&)>
+Napi::Value Locked(const Napi::CallbackInfo& info) {
+  std::lock_guard<std::mutex> guard(gUcxLock);
+  gUcxCalls.store(gUcxCalls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  return F(info);
+}
 
 // ------------------------------------------------------------------ handles <-> JavaScript
 

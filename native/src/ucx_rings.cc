@@ -8,8 +8,11 @@ namespace ucx {
 
 namespace {
 
-uint32_t Load(const int32_t* control, int word) { return static_cast<uint32_t>(control[word]); }
-void Store(int32_t* control, int word, uint32_t value) { control[word] = static_cast<int32_t>(value); }
+// Acquire and release: the relay thread may produce while the JavaScript thread consumes
+// (ucx_wake.cc), so a record's bytes are written before the HEAD that publishes it. Plain
+// moves on x86; they only keep the compiler from reordering.
+uint32_t Load(const int32_t* control, int word) { return static_cast<uint32_t>(__atomic_load_n(&control[word], __ATOMIC_ACQUIRE)); }
+void Store(int32_t* control, int word, uint32_t value) { __atomic_store_n(&control[word], static_cast<int32_t>(value), __ATOMIC_RELEASE); }
 
 }  // namespace
 

@@ -234,18 +234,18 @@ Napi::Value Fence(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void RegisterRmaExports(Napi::Env env, Napi::Object exports) {
-  exports.Set("ucxMemMap", Napi::Function::New(env, MemMap, "ucxMemMap"));
-  exports.Set("ucxMemAddress", Napi::Function::New(env, MemAddress, "ucxMemAddress"));
-  exports.Set("ucxMemUnmap", Napi::Function::New(env, MemUnmap, "ucxMemUnmap"));
-  exports.Set("ucxRkeyPack", Napi::Function::New(env, RkeyPack, "ucxRkeyPack"));
-  exports.Set("ucxRkeyUnpack", Napi::Function::New(env, RkeyUnpack, "ucxRkeyUnpack"));
-  exports.Set("ucxRkeyDestroy", Napi::Function::New(env, RkeyDestroy, "ucxRkeyDestroy"));
-  exports.Set("ucxPut", Napi::Function::New(env, PutGet<true>, "ucxPut"));
-  exports.Set("ucxGet", Napi::Function::New(env, PutGet<false>, "ucxGet"));
-  exports.Set("ucxAtomic", Napi::Function::New(env, Atomic, "ucxAtomic"));
-  exports.Set("ucxEpFlush", Napi::Function::New(env, EpFlush, "ucxEpFlush"));
-  exports.Set("ucxWorkerFlush", Napi::Function::New(env, WorkerFlush, "ucxWorkerFlush"));
-  exports.Set("ucxFence", Napi::Function::New(env, Fence, "ucxFence"));
+  exports.Set("ucxMemMap", Napi::Function::New(env, Locked<MemMap>, "ucxMemMap"));
+  exports.Set("ucxMemAddress", Napi::Function::New(env, Locked<MemAddress>, "ucxMemAddress"));
+  exports.Set("ucxMemUnmap", Napi::Function::New(env, Locked<MemUnmap>, "ucxMemUnmap"));
+  exports.Set("ucxRkeyPack", Napi::Function::New(env, Locked<RkeyPack>, "ucxRkeyPack"));
+  exports.Set("ucxRkeyUnpack", Napi::Function::New(env, Locked<RkeyUnpack>, "ucxRkeyUnpack"));
+  exports.Set("ucxRkeyDestroy", Napi::Function::New(env, Locked<RkeyDestroy>, "ucxRkeyDestroy"));
+  exports.Set("ucxPut", Napi::Function::New(env, Locked<PutGet<true>>, "ucxPut"));
+  exports.Set("ucxGet", Napi::Function::New(env, Locked<PutGet<false>>, "ucxGet"));
+  exports.Set("ucxAtomic", Napi::Function::New(env, Locked<Atomic>, "ucxAtomic"));
+  exports.Set("ucxEpFlush", Napi::Function::New(env, Locked<EpFlush>, "ucxEpFlush"));
+  exports.Set("ucxWorkerFlush", Napi::Function::New(env, Locked<WorkerFlush>, "ucxWorkerFlush"));
+  exports.Set("ucxFence", Napi::Function::New(env, Locked<Fence>, "ucxFence"));
 }
 
 }  // namespace ucx

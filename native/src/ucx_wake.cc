@@ -6,6 +6,8 @@
 //   ucxBellArm(worker) -> boolean           arm the worker and have the relay watch its fd once
 //   ucxBellDisarm(worker)
 //   ucxBellDetach(worker) -> rings relayed
+//   ucxBellServe(worker, on)               the relay also progresses the worker while the rank computes
+//   ucxBellServed(worker) -> times it did
 //
 // Two ways to sleep, for two kinds of waiter:
 //
@@ -23,6 +25,18 @@
 // the relay watches only between ucxBellArm (the device's announceSleep(true)) and the first
 // event, then goes back to waiting for the next arm, so it never spins on a ready fd that the
 // rank, awake, is draining itself.
+//
+// Serving (ucxBellServe, once the rank registered memory for one-sided access): over tcp UCX
+// does put, get and atomics in software at the target, in the target's worker progress, so a
+// target that computes without MPI calls would stall every origin's passive-target epoch. The
+// relay then also progresses the worker itself, under gUcxLock (ucx_objects.h), but only while
+// the rank stays out of the binding: it looks at gUcxCalls every kServeCheckUs; if the count
+// moved, the rank is in MPI and progresses itself (the relay does not touch the worker or its
+// fd); if it stood still, the relay progresses, arms the worker and watches its fd, and
+// progresses again whenever it fires, until the count moves. Its callbacks fill the same rings
+// the rank drains (single producer at a time: the lock; HEADs published with release stores).
+// The rank's message path pays the lock only; the relay's look every kServeCheckUs is one
+// load and a poll() timeout.
 #if TSMPI_HAVE_UCX
 
 #include <errno.h>
@@ -31,6 +45,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <thread>
 
@@ -42,7 +57,16 @@
 namespace tsmpi {
 namespace ucx {
 
+std::mutex gUcxLock;
+std::atomic<uint32_t> gUcxCalls{0};
+
+// How often a serving relay looks whether the rank is inside the binding (microseconds).
+constexpr long kServeCheckUs = 1000;
+
 struct Relay {
+  Worker* worker = nullptr;
+  std::atomic<bool> serving{false};
+  std::atomic<uint32_t> served{0};
   int efd = -1;
   int ctl = -1;  // eventfd: wakes the thread when there is a new arm or it must stop
   int32_t* cell = nullptr;
@@ -67,12 +91,49 @@ void Kick(Relay* r) {
   while (n < 0 && errno == EINTR);
 }
 
+// Takes gUcxLock unless the relay must stop (the JS thread may hold it while it joins us).
+bool LockOrStop(Relay* r) {
+  while (!r->stop.load()) {
+    if (gUcxLock.try_lock()) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  return false;
+}
+
+// Progresses the worker until it is idle and armed (its fd fires on the next event).
+void Serve(Relay* r) {
+  Worker* w = r->worker;
+  for (;;) {
+    while (api.worker_progress(w->h) != 0) {
+    }
+    ucs_status_t st = api.worker_arm(w->h);
+    if (st != UCS_ERR_BUSY) break;
+  }
+  r->served.fetch_add(1, std::memory_order_relaxed);
+}
+
 void RelayLoop(Relay* r) {
   pollfd fds[2] = {{r->ctl, POLLIN, 0}, {r->efd, POLLIN, 0}};
+  uint32_t seen = gUcxCalls.load(std::memory_order_relaxed);
   while (!r->stop.load()) {
     bool watch = r->watching.load();
+    bool watchFd = watch;
+    timespec period = {0, kServeCheckUs * 1000};
+    timespec* timeout = nullptr;
+    if (!watch && r->serving.load()) {
+      uint32_t calls = gUcxCalls.load(std::memory_order_relaxed);
+      timeout = &period;
+      if (calls != seen) {
+        seen = calls;  // the rank is in MPI and progresses itself: look again later
+      } else if (LockOrStop(r)) {
+        if (!r->watching.load()) Serve(r);
+        seen = gUcxCalls.load(std::memory_order_relaxed);
+        gUcxLock.unlock();
+        watchFd = true;
+      }
+    }
     fds[0].revents = fds[1].revents = 0;
-    if (poll(fds, watch ? 2 : 1, -1) < 0) continue;  // EINTR
+    if (ppoll(fds, watchFd ? 2 : 1, timeout, nullptr) < 0) continue;  // EINTR
     if (fds[0].revents & POLLIN) {
       uint64_t drained;
       ssize_t ignored = read(r->ctl, &drained, sizeof drained);
@@ -119,7 +180,12 @@ Napi::Value Wait(const Napi::CallbackInfo& info) {
   int efd = RequireEfd(info, w, call);
   int64_t deadline = GetDeadline(info, 1, call);
   auto* results = static_cast<Napi::ObjectReference*>(info.Data());
-  if (!Arm(info, w, call)) return results->Get(2u);
+  bool armed;
+  {
+    std::lock_guard<std::mutex> guard(gUcxLock);
+    armed = Arm(info, w, call);
+  }
+  if (!armed) return results->Get(2u);
   for (;;) {
     int timeout = -1;
     if (deadline >= 0) {
@@ -142,6 +208,7 @@ Napi::Value BellAttach(const Napi::CallbackInfo& info) {
   int32_t* cell = GetSharedCell(info, 1, call);
   if (w->relay != nullptr) ThrowCodedError(env, "EBUSY", std::string(call) + ": a doorbell is already attached to this worker");
   auto* r = new Relay();
+  r->worker = w;
   r->efd = efd;
   r->cell = cell;
   r->ctl = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -185,6 +252,20 @@ Napi::Value BellDisarm(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value BellServe(const Napi::CallbackInfo& info) {
+  const char* call = "ucxBellServe";
+  Worker* w = Unwrap<Worker>(info, 0, call);
+  Relay* r = RequireRelay(info, w, call);
+  r->serving.store(info[1].ToBoolean().Value());
+  Kick(r);
+  return info.Env().Undefined();
+}
+
+Napi::Value BellServed(const Napi::CallbackInfo& info) {
+  Worker* w = Unwrap<Worker>(info, 0, "ucxBellServed");
+  return Napi::Number::New(info.Env(), RequireRelay(info, w, "ucxBellServed")->served.load());
+}
+
 Napi::Value BellDetach(const Napi::CallbackInfo& info) {
   Worker* w = Unwrap<Worker>(info, 0, "ucxBellDetach");
   RequireRelay(info, w, "ucxBellDetach");
@@ -218,10 +299,12 @@ void RegisterWakeExports(Napi::Env env, Napi::Object exports) {
     ref->SuppressDestruct();  // the reference goes with the environment
     delete ref;
   });
-  exports.Set("ucxArm", Napi::Function::New(env, ArmExport, "ucxArm"));
+  exports.Set("ucxArm", Napi::Function::New(env, Locked<ArmExport>, "ucxArm"));
   exports.Set("ucxWait", Napi::Function::New(env, Wait, "ucxWait", ref));
   exports.Set("ucxBellAttach", Napi::Function::New(env, BellAttach, "ucxBellAttach"));
-  exports.Set("ucxBellArm", Napi::Function::New(env, BellArm, "ucxBellArm"));
+  exports.Set("ucxBellArm", Napi::Function::New(env, Locked<BellArm>, "ucxBellArm"));
+  exports.Set("ucxBellServe", Napi::Function::New(env, BellServe, "ucxBellServe"));
+  exports.Set("ucxBellServed", Napi::Function::New(env, BellServed, "ucxBellServed"));
   exports.Set("ucxBellDisarm", Napi::Function::New(env, BellDisarm, "ucxBellDisarm"));
   exports.Set("ucxBellDetach", Napi::Function::New(env, BellDetach, "ucxBellDetach"));
 }

@@ -93,7 +93,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
       const device = open.connect({ peers, cards, bellOf: (r) => bells[r] ?? null });
       devices.push(device);
       for (const c of peers) deviceOf[c.rank] = device;
-      if (rma === null && device.rma !== undefined) rma = { service: device.rma, caps: descriptor.memory ?? NO_MEMORY };
+      if (rma === null && device.rma?.expose !== undefined) rma = { service: device.rma, caps: descriptor.memory ?? NO_MEMORY };
     }
     pm.fence();
     for (const o of opened) o.open.connected();

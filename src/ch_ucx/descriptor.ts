@@ -1,12 +1,12 @@
 import { BootstrapError } from '../common/errors.js';
 import type { DeviceDescriptor, OpenDevice } from '../mpid/device.js';
-import { NO_MEMORY } from '../mpid/memory.js';
 import {
   addon, ucxProbe, UCX_FEATURE_AM, UCX_FEATURE_AMO32, UCX_FEATURE_AMO64, UCX_FEATURE_RMA, UCX_FEATURE_WAKEUP,
   type UcxEndpoint,
 } from '../native/addon.js';
 import { readUcxConfig } from './config.js';
 import { UcxDevice } from './device.js';
+import { UCX_MEMORY } from './rma.js';
 
 const NAME = 'ch_ucx';
 const INSTALL = 'install UCX on every host (Debian: apt-get install libucx0; to build tsmpi from source also libucx-dev)';
@@ -28,9 +28,8 @@ export const ucxDescriptor: DeviceDescriptor = {
   forcedBy: 'ucx',
   sharesMemory: false,
   onDemand: true,
-  // Messages only for now: UCX's put/get/atomics (the binding has them) are not yet offered to
-  // the window layer, so windows reach ch_ucx's peers through the target's agent.
-  memory: NO_MEMORY,
+  // UCX's put, get and atomics (rma.ts), offered to the window layer (src/osc/device-rma.ts).
+  memory: UCX_MEMORY,
   unreachableHint: `ranks on different hosts need ch_ucx on both: ${INSTALL}`,
   reachable: (myCard, peerCard) => myCard.rank !== peerCard.rank && myCard.devices.has(NAME) && peerCard.devices.has(NAME),
   open(world): OpenDevice | null {

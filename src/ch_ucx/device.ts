@@ -12,6 +12,7 @@ import {
   type PackedData, type PacketSink, type SendHint, type SendResult,
 } from '../mpid/device.js';
 import type { UcxConfig } from './config.js';
+import { TOKEN_RMA_KINDS, UcxRma } from './rma.js';
 
 const trace = createDebug('tsmpi:ucx');
 
@@ -111,6 +112,8 @@ export class UcxDevice implements Device {
   private eagerScratch = new Uint8Array(0);
   private packScratch = new Uint8Array(0);
   private pullStatus = 1;
+  /** One-sided operations (rma.ts): window memory registered, put/get/atomics/flush. */
+  readonly rma: UcxRma;
 
   constructor(private readonly config: UcxConfig, private readonly rank: number, worldSize: number,
               private readonly side: UcxEndpointSide, private readonly eps: readonly (UcxEndpoint | null)[],
@@ -130,6 +133,7 @@ export class UcxDevice implements Device {
     this.staging = new Array<Uint8Array | null>(config.staging).fill(null);
     this.freeStaging = Int32Array.from({ length: config.staging }, (_, i) => config.staging - 1 - i);
     this.freeStagingCount = config.staging;
+    this.rma = new UcxRma(side.context, rings.worker, eps, () => this.poll(), (peer, status) => this.failSend(peer, status));
   }
 
   init(sink: PacketSink): void {
@@ -350,6 +354,11 @@ export class UcxDevice implements Device {
           break;
         case TOKEN_PULL:
           if (kind === UCX_CQ_RECV) this.pullStatus = status < 0 ? status : 0;
+          break;
+        case TOKEN_RMA_KINDS[0]:
+        case TOKEN_RMA_KINDS[1]:
+        case TOKEN_RMA_KINDS[2]:
+          this.rma.complete(token, status);
           break;
         default:
           if (kind === UCX_CQ_SEND && status < 0 && !this.closing) {

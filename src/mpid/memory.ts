@@ -18,15 +18,17 @@ import type { BusinessCard } from './business-card.js';
  *                   a block copy is checked (RMA_CHECKED: SCI's sequence check) and complete on
  *                   return. No remote atomics on SCI: read-modify-writes need a mutex made of
  *                   loads and stores (Lamport's, in src/osc/lock-area.ts) (ch_sci).
- *   RMA_PUT/GET/ATOMICS without a mapping: a network device (ch_ucx, next issue) that moves
- *                   bytes by device operations addressed by (target, key, offset, length),
- *                   complete at flush(target) (RMA_FLUSH), with atomics of the widths and ops
- *                   its masks name. Declared here so the window layer can select it; no device
- *                   implements it yet, and select.ts sends such targets to the owner's agent.
+ *   RMA_PUT/GET/ATOMICS without a mapping: a network device (ch_ucx) that moves bytes by
+ *                   device operations addressed by (target, key, offset, length), complete at
+ *                   flush(target) (RMA_FLUSH), with atomics of the widths and ops its masks
+ *                   name (src/osc/device-rma.ts).
  *
- * Remote keys: a region is named by the key its owner got when it exposed it (a number: ch_sci's
- * segment id); the window layer exchanges every rank's keys when it creates a window, and an
- * origin addresses a target's memory as (target, key, offset).
+ * Remote keys: a region is named by the key its owner got when it exposed or registered it. For
+ * exported memory that is a number (ch_sci's segment id); for registered memory it is opaque
+ * bytes (ch_ucx: the region's address and UCX's packed rkey), which an origin imports once
+ * (importKey) into a number, the handle its device operations take. The window layer exchanges
+ * every rank's keys when it creates a window, and an origin addresses a target's memory as
+ * (target, key, offset).
  */
 
 /** Memory of the peer is mapped here and reached by CPU loads and stores (same node). */
@@ -135,22 +137,54 @@ export interface MappedMemory extends RemoteAccessMemory {
   release(): void;
 }
 
+// ------------------------------------------------------------------ registered memory (RMA_PUT/GET)
+
+/** Memory this rank registered with a network device for the device operations of others. */
+export interface RegisteredMemory {
+  /** What others name it by: opaque bytes (importKey turns them into a handle at the origin). */
+  readonly key: Uint8Array;
+  /** After every origin is done with it (a collective point): deregisters it. */
+  release(): void;
+}
+
+/** A remote key as the window layer exchanges it: a number (exported memory) or bytes (registered memory). */
+export type RemoteKey = number | Uint8Array;
+
 /**
  * The RMA service of an opened device (Device.rma), behind its capability flags. A device with
  * MEM_EXPORTED implements expose and map (ch_sci: exported SISCI segments, behind
- * MPI.Alloc_mem(type=shared) and windows across nodes, 003b §3.1). A network device adds the
- * device operations (RMA_PUT, RMA_GET, RMA_ATOMICS, RMA_FLUSH): addressed by the target's world
- * rank, the key of its region and an offset, posted when they return and complete at flush.
+ * MPI.Alloc_mem(type=shared) and windows across nodes, 003b §3.1). A network device implements
+ * register, importKey and the device operations (RMA_PUT, RMA_GET, RMA_ATOMICS, RMA_FLUSH):
+ * addressed by the target's world rank, the handle importKey gave for its key and an offset,
+ * posted when they return and complete at flush (atomic waits for its own result).
  */
 export interface RmaService {
+  /** The device operations' capabilities (the network device's descriptor memory), when it has them. */
+  readonly caps?: MemoryCapabilities;
+  /** Whether the device operations reach `target` (a world rank), also one another device carries. */
+  reaches?(target: number): boolean;
   /** Exposes `bytes` of new memory every rank running this device can reach; its id is the key. */
-  expose(bytes: number): ExposedMemory;
+  expose?(bytes: number): ExposedMemory;
   /** Maps memory the rank of `owner` exposed under key `id` (`owner` is its business card). */
-  map(owner: BusinessCard, id: number, bytes: number): MappedMemory;
+  map?(owner: BusinessCard, id: number, bytes: number): MappedMemory;
+  /** Registers `memory` (which stays where it is) for the device operations of other ranks. */
+  register?(memory: Uint8Array): RegisteredMemory;
+  /** The handle of `target`'s key `key` (its register()'s bytes) for put/get/atomic. */
+  importKey?(target: number, key: Uint8Array): number;
+  /** Forgets a handle (before the target releases the memory). */
+  dropKey?(handle: number): void;
+  /** Writes src[srcOffset, +length) at `offset` of the region; `src` must stay unchanged until flush(target). */
   put?(target: number, key: number, offset: number, src: Uint8Array, srcOffset: number, length: number): void;
+  /** Reads `length` bytes at `offset` of the region into `dst`, which holds them after flush(target). */
   get?(target: number, key: number, offset: number, dst: Uint8Array, dstOffset: number, length: number): void;
-  /** One atomic of `width` bytes (a WIDTH_* size) and ATOMIC_* op; returns the old value. */
+  /**
+   * One atomic of `width` bytes (4 or 8) and ATOMIC_* op (ATOMIC_CSWAP: store `operand` where the
+   * word equals `compare`) at an aligned offset; waits for it and returns the word's old value
+   * (as an unsigned integer of `width` bytes).
+   */
   atomic?(target: number, key: number, offset: number, op: number, width: number, operand: bigint, compare: bigint): bigint;
-  /** Completes every operation issued to `target` so far. */
+  /** An atomic as atomic() that fetches nothing: posted, complete at flush(target). */
+  post?(target: number, key: number, offset: number, op: number, width: number, operand: bigint): void;
+  /** Completes every operation issued to `target` so far, at the target too. */
   flush?(target: number): void;
 }

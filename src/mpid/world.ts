@@ -124,13 +124,31 @@ export class World {
    * segment); null when no device here offers such memory (then every rank is on our node).
    */
   exposeMemory(bytes: number): ExposedMemory | null {
-    return this.rma !== null ? this.rma.service.expose(bytes) : null;
+    return this.rma !== null ? this.rma.service.expose!(bytes) : null;
   }
 
   /** Maps memory `worldRank` exposed under key `id` (see exposeMemory). */
   mapMemory(worldRank: number, id: number, bytes: number): MappedMemory {
     if (this.rma === null) throw new Error(`mapMemory: rank ${this.rank} runs no device with memory other nodes can map`);
-    return this.rma.service.map(this.cards[worldRank]!, id, bytes);
+    return this.rma.service.map!(this.cards[worldRank]!, id, bytes);
+  }
+
+  /**
+   * The device operations that reach `worldRank`'s registered memory (a network device's put,
+   * get, atomics and flush: memory.ts), or null when the device that reaches it has none.
+   * Ranks of our node count too when a network device that runs here reaches them as well
+   * (shared memory carries their messages, the network device their one-sided operations).
+   * hasDeviceRma: whether such a device runs here at all.
+   */
+  hasDeviceRma(): boolean {
+    return this.devices.some((d) => d.rma?.register !== undefined);
+  }
+
+  deviceRmaOf(worldRank: number): RmaService | null {
+    const rma = this.deviceOf[worldRank]!.rma;
+    if (rma?.register !== undefined) return rma;
+    for (const d of this.devices) if (d.rma?.register !== undefined && d.rma.reaches?.(worldRank) === true) return d.rma;
+    return null;
   }
 
   /** Wakes `worldRank`, a rank sharing memory with us, if it sleeps on its doorbell. */

@@ -615,6 +615,15 @@ export interface UcxBinding {
   ucxBellDisarm(worker: UcxWorker): void;
   /** Stops the relay thread. @returns how many times it rang. */
   ucxBellDetach(worker: UcxWorker): number;
+  /**
+   * Serving (on): the relay thread also progresses the worker while the rank stays out of the
+   * binding (it computes), so one-sided operations UCX does in software at this target (tcp)
+   * need nothing from the rank. The binding's calls hold a lock the relay takes while it
+   * progresses (the worker is UCS_THREAD_MODE_SERIALIZED).
+   */
+  ucxBellServe(worker: UcxWorker, on: boolean): void;
+  /** How many times the relay progressed the worker on the rank's behalf. */
+  ucxBellServed(worker: UcxWorker): number;
 }
 
 let ucxProbed: UcxProbeResult | undefined;

@@ -1,7 +1,7 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
-import type { RemoteAccessMemory } from '../mpid/memory.js';
+import { ATOMIC_ADD, ATOMIC_CSWAP, type RemoteAccessMemory, type RmaService } from '../mpid/memory.js';
 import { LOCK_EXCLUSIVE } from './codes.js';
-import { LOCK_AGENT, LOCK_CPU } from './select.js';
+import { LOCK_AGENT, LOCK_CPU, LOCK_DEVICE } from './select.js';
 
 /**
  * The passive-target lock of one window part and the serialisation of read-modify-writes on
@@ -35,6 +35,17 @@ import { LOCK_AGENT, LOCK_CPU } from './select.js';
  * carries the method select.ts chose from the capabilities it is reached with (LOCK_CPU where
  * they include CPU atomics, LOCK_MUTEX, or LOCK_AGENT under policy cpu). ch_sci declares no
  * remote atomics, so across SCI nodes the lock is Lamport's mutex.
+ *
+ * A network device with atomics (ch_ucx, LOCK_DEVICE: windows across hosts, 004 on a real
+ * network): ranks of other hosts take STATE with the device's compare-and-swap (exclusive) or
+ * fetch-and-add (shared, undone when a writer holds it), and release it with fetch-and-add;
+ * the first one that finds cpu mode swaps MODE to device (a device compare-and-swap) and counts
+ * the migration. Ranks of the owner's host keep CPU atomics on the same words in both modes
+ * ("mixed" areas): UCX does its atomics over tcp in software at the target, with the target
+ * CPU's atomic instructions (ucp's amo_sw), so the two are atomic together, and Lamport's
+ * mutex (plain stores) is never used on a word a device atomic may change. In device mode a
+ * rank of the owner's host yields to announced remote waiters (REMOTE_WAIT), and moves the
+ * area back to cpu mode, counted, when none waits (004's policy).
  */
 
 /** Word offsets in an area. */
@@ -69,8 +80,19 @@ export interface LockArea {
   readonly mem: RemoteAccessMemory;
   /** Word index of the area in mem.words. */
   readonly at: number;
-  /** How this rank takes the lock (select.ts: LOCK_CPU, LOCK_MUTEX or LOCK_AGENT). */
+  /** How this rank takes the lock (select.ts: LOCK_CPU, LOCK_MUTEX, LOCK_AGENT or LOCK_DEVICE). */
   readonly method: number;
+  /** LOCK_DEVICE: where the area lies for the device's atomics. */
+  readonly device?: DeviceArea;
+}
+
+/** An area reached by a network device's atomics: `base` is its byte offset in the region of `key`. */
+export interface DeviceArea {
+  readonly rma: RmaService;
+  /** The owner's world rank. */
+  readonly target: number;
+  readonly key: number;
+  readonly base: number;
 }
 
 /** How a read-modify-write on a target's part may proceed (see beginUpdate). */
@@ -91,6 +113,8 @@ export function tryTake(words: Int32Array, at: number, lockType: number): boolea
 
 export class LockAreas {
   private readonly inflight: number;
+  /** Device areas whose mode this rank asked for at least once. */
+  private readonly claimed = new Set<DeviceArea>();
 
   constructor(
     /** Indexed by window rank. */
@@ -100,6 +124,8 @@ export class LockAreas {
     readonly policy: LockPolicy,
     /** One step of a wait: drive progress, nap when nothing moved. */
     private readonly idle: () => void,
+    /** Ranks of other hosts use device atomics on these areas (see the class comment). */
+    private readonly mixed = false,
   ) {
     this.inflight = B_AT + n + me;
   }
@@ -119,6 +145,14 @@ export class LockAreas {
   acquire(t: number, lockType: number): void {
     const a = this.areas[t]!;
     const w = a.mem.words;
+    if (a.method === LOCK_DEVICE) {
+      this.deviceAcquire(a.device!, lockType);
+      return;
+    }
+    if (a.method === LOCK_CPU && this.mixed) {
+      this.mixedAcquire(a, lockType);
+      return;
+    }
     if (a.method === LOCK_CPU) {
       for (;;) {
         if (this.cpuStep(a)) {
@@ -157,8 +191,17 @@ export class LockAreas {
     const a = this.areas[t]!;
     const w = a.mem.words;
     const delta = lockType === LOCK_EXCLUSIVE ? WRITER : 1;
+    if (a.method === LOCK_DEVICE) {
+      // Posted: nothing waits for the release (our next operation on the area follows it on
+      // the same endpoint, and the next flush of the target completes it).
+      const d = a.device!;
+      d.rma.post!(d.target, d.key, d.base + STATE * 4, ATOMIC_ADD, 4, BigInt(-delta));
+      return false;
+    }
     const local = a.method === LOCK_CPU;
-    if (local && this.cpuStep(a)) {
+    if (local && this.mixed) {
+      Atomics.sub(w, a.at + STATE, delta);
+    } else if (local && this.cpuStep(a)) {
       Atomics.sub(w, a.at + STATE, delta);
       Atomics.store(w, a.at + this.inflight, 0);
     } else {
@@ -184,6 +227,13 @@ export class LockAreas {
     }
     // Elements CPU atomics cannot do (pair types, unaligned) take the mutex in either mode:
     // everyone who touches them does, so they stay atomic among themselves.
+    // Mixed areas: CPU atomics whatever the mode (they are atomic with the device's); other
+    // elements never go by device atomics, so the mutex keeps them atomic among themselves.
+    if (this.mixed) {
+      if (cpuCapable) return UPDATE_CPU;
+      this.mutexAcquire(a);
+      return UPDATE_DEVICE;
+    }
     for (;;) {
       if (cpuCapable && this.cpuStep(a)) return UPDATE_CPU;
       this.mutexAcquire(a);
@@ -193,7 +243,9 @@ export class LockAreas {
 
   endUpdate(t: number, how: number): void {
     const a = this.areas[t]!;
-    if (how === UPDATE_CPU) Atomics.store(a.mem.words, a.at + this.inflight, 0);
+    if (how === UPDATE_CPU) {
+      if (!this.mixed) Atomics.store(a.mem.words, a.at + this.inflight, 0);
+    }
     else if (how === UPDATE_DEVICE) this.mutexRelease(a);
   }
 
@@ -215,6 +267,55 @@ export class LockAreas {
   agentIdle(): void {
     const a = this.areas[this.me]!;
     Atomics.store(a.mem.words, a.at + AGENT_WAITING, 0);
+  }
+
+  // ---------------------------------------------------------------- across hosts (device atomics)
+
+  /** A rank of another host: device mode (counted when it changes), then STATE by device atomics. */
+  private deviceAcquire(d: DeviceArea, lockType: number): void {
+    let announced = false;
+    // The mode is asked for device on our first acquire of the area and whenever the lock is
+    // taken (contention, where 004's mode matters): an uncontended acquire is one round trip.
+    let claim = !this.claimed.has(d);
+    this.claimed.add(d);
+    for (;;) {
+      if (claim && deviceOp(d, ATOMIC_CSWAP, MODE, MODE_DEVICE, MODE_CPU) === MODE_CPU) {
+        d.rma.post!(d.target, d.key, d.base + MIGRATIONS * 4, ATOMIC_ADD, 4, 1n);
+      }
+      let ok: boolean;
+      if (lockType === LOCK_EXCLUSIVE) ok = deviceOp(d, ATOMIC_CSWAP, STATE, WRITER, 0) === 0;
+      else {
+        ok = (deviceOp(d, ATOMIC_ADD, STATE, 1, 0) & WRITER) === 0;
+        if (!ok) deviceOp(d, ATOMIC_ADD, STATE, -1, 0);
+      }
+      if (ok) {
+        if (announced) deviceOp(d, ATOMIC_ADD, REMOTE_WAIT, -1, 0);
+        return;
+      }
+      if (!announced) deviceOp(d, ATOMIC_ADD, REMOTE_WAIT, 1, 0);
+      announced = true;
+      claim = true;
+      this.idle();
+    }
+  }
+
+  /** A rank of the owner's host, on an area ranks of other hosts reach by device atomics. */
+  private mixedAcquire(a: LockArea, lockType: number): void {
+    const w = a.mem.words;
+    for (;;) {
+      if (Atomics.load(w, a.at + MODE) === MODE_DEVICE) {
+        const waiting = Atomics.load(w, a.at + REMOTE_WAIT) !== 0;
+        if (!waiting && this.policy === 'migrate' &&
+            Atomics.compareExchange(w, a.at + MODE, MODE_DEVICE, MODE_CPU) === MODE_DEVICE) Atomics.add(w, a.at + MIGRATIONS, 1);
+        // Device mode with ranks of other hosts waiting: they go first (no starvation behind our CPU atomics).
+        if (waiting) {
+          this.idle();
+          continue;
+        }
+      }
+      if (tryTake(w, a.at + STATE, lockType)) return;
+      this.idle();
+    }
   }
 
   // ---------------------------------------------------------------- mechanics
@@ -294,4 +395,9 @@ export class LockAreas {
     Atomics.store(w, a.at + B_AT + this.me, 0);
     a.mem.storeBarrier();
   }
+}
+
+/** One 32-bit device atomic on word `word` of a remote area; the word's old value (signed). */
+function deviceOp(d: DeviceArea, op: number, word: number, operand: number, compare: number): number {
+  return Number(BigInt.asIntN(32, d.rma.atomic!(d.target, d.key, d.base + word * 4, op, 4, BigInt(operand), BigInt(compare))));
 }

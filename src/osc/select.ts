@@ -13,8 +13,10 @@ import type { LockPolicy } from './lock-area.js';
  *   load/store with CPU atomics (ch_shmem, self)   direct    CPU atomics (cpu mode of the hybrid lock)
  *   exported, no remote atomics (ch_sci)           direct    loads/stores under the part's mutex
  *                                                            (lock policy cpu: the target's agent)
- *   not mapped (process memory, dynamic windows,   agent     agent
- *     a device with put/get but no mapping yet)
+ *   a network device's put/get/atomics, no        device    device atomics (4/8-byte words: UCX's ops,
+ *     mapping (ch_ucx: ranks of other hosts)                 else a compare-and-swap loop), larger runs
+ *                                                            and other elements: the agent (device-rma.ts)
+ *   not mapped (process memory, dynamic windows)   agent     agent
  *
  * TSMPI_RMA_METHOD overrides it for comparison: emulated sends everything to the agent,
  * gather does too but gathers small Puts and Accumulates per target (gathered.ts).
@@ -35,6 +37,13 @@ export const UPDATES_AGENT = 2;
 export const LOCK_CPU = 0;
 export const LOCK_MUTEX = 1;
 export const LOCK_AGENT = 2;
+/** A network device's atomics on the lock words (ranks of other hosts, lock-area.ts). */
+export const LOCK_DEVICE = 3;
+
+/** Put/Get by a network device's put/get, complete at flush (device-rma.ts). */
+export const ACCESS_DEVICE = 3;
+/** Accumulates and atomics by the device's atomics where width and op allow, else the agent (device-rma.ts). */
+export const UPDATES_DEVICE = 3;
 
 export type MethodSetting = 'auto' | 'emulated' | 'gather';
 
@@ -73,6 +82,11 @@ export function selectLock(reach: MemoryCapabilities, lockPolicy: LockPolicy): n
   if (cpuAtomics(reach)) return LOCK_CPU;
   return lockPolicy === 'cpu' ? LOCK_AGENT : LOCK_MUTEX;
 }
+
+/** The method for a target reached by a network device's operations (device-window.ts decides that). */
+export const DEVICE: TargetMethod = { access: ACCESS_DEVICE, updates: UPDATES_DEVICE };
+/** Put/Get by the device, updates by the agent (the target's memory takes no CPU atomics from its owner). */
+export const DEVICE_AGENT_UPDATES: TargetMethod = { access: ACCESS_DEVICE, updates: UPDATES_AGENT };
 
 const AGENT: TargetMethod = { access: ACCESS_AGENT, updates: UPDATES_AGENT };
 const GATHERED: TargetMethod = { access: ACCESS_GATHERED, updates: UPDATES_AGENT };

@@ -7,6 +7,8 @@ import { AgentAccess, type HeldRequest } from './agent.js';
 import { AttachedMemory } from './attached.js';
 import { WindowChannel, type WindowComm } from './channel.js';
 import { LOCK_SHARED, type Reducer } from './codes.js';
+import { DeviceAccess } from './device-rma.js';
+import { deviceWindow, deviceWindowPossible, type DeviceWindowMemory } from './device-window.js';
 import { DirectAccess } from './direct.js';
 import { EpochTracker } from './epoch.js';
 import { exposedMemoryOf } from './exposed.js';
@@ -15,7 +17,8 @@ import { LockAreas, type LockPolicy } from './lock-area.js';
 import { LockGrants } from './lock-grants.js';
 import { RemotePut } from './remote-put.js';
 import {
-  ACCESS_DIRECT, ACCESS_GATHERED, type MethodSetting, selectMethod, type TargetMethod, UPDATES_AGENT,
+  ACCESS_DEVICE, ACCESS_DIRECT, ACCESS_GATHERED, DEVICE, DEVICE_AGENT_UPDATES, type MethodSetting, selectMethod,
+  type TargetMethod, UPDATES_AGENT, UPDATES_DEVICE,
 } from './select.js';
 import { WindowTarget } from './target.js';
 import { nodeSegmentWindow, type SharedSegment, spreadWindow, type WindowMemory } from './window-memory.js';
@@ -77,6 +80,7 @@ export class Window {
   private readonly epoch: EpochTracker;
   private readonly methods: readonly TargetMethod[];
   private readonly direct: DirectAccess;
+  private readonly device: DeviceAccess;
   private readonly agent: AgentAccess;
   private readonly locks: LockAreas;
   private readonly target: WindowTarget;
@@ -88,7 +92,12 @@ export class Window {
   /** Collective: a window on `bytes` (Win.Create), direct where they lie in exported memory. */
   static create(world: World, comm: WindowComm, bytes: Uint8Array, dispUnit: number, dynamic: boolean, settings: WindowSettings,
                 hooks: WindowHooks): Window {
-    const wm = spreadWindow(world, comm, bytes, exposedMemoryOf(bytes.buffer), settings.lockPolicy);
+    const exposed = exposedMemoryOf(bytes.buffer);
+    if (exposed === null && viaDevice(world, comm)) {
+      const wm = deviceWindow(world, comm, bytes, bytes.length, settings.lockPolicy, dynamic);
+      return new Window(world, comm, wm, dispUnit, dynamic, settings, hooks);
+    }
+    const wm = spreadWindow(world, comm, bytes, exposed, settings.lockPolicy);
     return new Window(world, comm, wm, dispUnit, dynamic, settings, hooks);
   }
 
@@ -98,6 +107,9 @@ export class Window {
    * device exports to other nodes (direct access, 003b §3.2a), else process memory.
    */
   static allocate(world: World, comm: WindowComm, size: number, dispUnit: number, settings: WindowSettings, hooks: WindowHooks): Window {
+    if (viaDevice(world, comm)) {
+      return new Window(world, comm, deviceWindow(world, comm, null, size, settings.lockPolicy), dispUnit, false, settings, hooks);
+    }
     if (ranksApart(world, comm.worldRanks).length === 0 && world.nodeMemory !== null) {
       return new Window(world, comm, nodeSegmentWindow(world, comm, size, settings.lockPolicy), dispUnit, false, settings, hooks);
     }
@@ -120,9 +132,13 @@ export class Window {
     this.attached = dynamic ? new AttachedMemory() : null;
     this.channel = new WindowChannel(world, comm);
     this.epoch = new EpochTracker(this.channel);
-    this.methods = wm.parts.map((p) => selectMethod(p !== null ? p.reach : null, settings.method, settings.lockPolicy));
-    this.locks = new LockAreas(wm.areas, comm.rank, comm.size, settings.lockPolicy, () => this.idle());
+    const remote = (wm as Partial<DeviceWindowMemory>).remote ?? null;
+    const atomicParts = (wm as Partial<DeviceWindowMemory>).atomicParts ?? null;
+    this.methods = wm.parts.map((p, t) => (remote?.[t] && settings.method === 'auto' ? (atomicParts![t] ? DEVICE : DEVICE_AGENT_UPDATES)
+      : selectMethod(p !== null ? p.reach : null, settings.method, settings.lockPolicy)));
+    this.locks = new LockAreas(wm.areas, comm.rank, comm.size, settings.lockPolicy, () => this.idle(), remote !== null);
     this.direct = new DirectAccess(wm.parts, this.locks, hooks.reducer);
+    this.device = new DeviceAccess(remote ?? new Array(comm.size).fill(null), hooks.reducer);
     const gathered = new GatheredRequests(this.channel, this.methods.some((m) => m.access === ACCESS_GATHERED) ? settings.gatherMax : -1);
     this.gathered = gathered.counters;
     const remotePut = new RemotePut(world, this.channel);
@@ -183,6 +199,10 @@ export class Window {
       this.direct.transfer(t, kind === PUT, offset, list, bytes, data, into);
       return null;
     }
+    if ((kind === PUT || kind === GET) && this.methods[t]!.access === ACCESS_DEVICE) {
+      this.device.transfer(t, kind === PUT, offset, list, bytes, data, into);
+      return null;
+    }
     return this.operateOther(kind, t, offset, list, elemKind, op, count, bytes, data, into, held);
   }
 
@@ -192,6 +212,7 @@ export class Window {
     const m = this.methods[t]!;
     if (m.access === ACCESS_DIRECT && m.updates !== UPDATES_AGENT &&
         this.direct.update(t, kind, offset, list, elemKind, op, bytes, data, into)) return null;
+    if (m.updates === UPDATES_DEVICE && this.device.update(t, kind, offset, list, elemKind, op, bytes, data, into)) return null;
     let reply: CoreRequest | null = null;
     const mem = kind === GET && list === null && this.remotePutMin > 0 && bytes >= this.remotePutMin ? exposedMemoryOf(into!.buffer) : null;
     if (mem !== null) reply = this.agent.getInto(t, offset, count, elemKind, mem.id, into!.byteOffset - mem.bytes.byteOffset);
@@ -235,6 +256,7 @@ export class Window {
   fence(open: boolean): void {
     this.channel.reap();
     this.epoch.checkFence();
+    this.device.flushAll();
     this.agent.flushAll();
     this.comm.barrier();
     this.epoch.fenced(open);
@@ -266,6 +288,7 @@ export class Window {
     for (const w of this.epoch.startMembers) {
       const t = this.comm.worldRanks.indexOf(w);
       this.epoch.awaitPosted(t, true);
+      this.device.flush(t);
       this.agent.flush(t);
       this.channel.send(t, COMPLETE, headerOnly(0));
     }
@@ -309,6 +332,7 @@ export class Window {
   unlock(t: number): void {
     this.channel.reap();
     this.epoch.checkUnlock(t);
+    this.device.flush(t);
     this.agent.flush(t);
     this.release(t, this.epoch.locked.get(t)!);
     this.epoch.locked.delete(t);
@@ -324,6 +348,7 @@ export class Window {
   unlockAll(): void {
     this.channel.reap();
     this.epoch.checkUnlockAll();
+    this.device.flushAll();
     this.agent.flushAll();
     for (let r = 0; r < this.comm.size; r++) this.release(r, LOCK_SHARED);
     this.epoch.lockAll = false;
@@ -332,22 +357,26 @@ export class Window {
   flush(t: number): void {
     this.channel.reap();
     this.epoch.checkPassive('Flush', t);
+    this.device.flush(t);
     this.agent.flush(t);
   }
 
   flushAll(): void {
     this.channel.reap();
+    this.device.flushAll();
     this.agent.flushAll();
   }
 
   flushLocal(t: number): void {
     this.channel.reap();
     this.epoch.checkPassive('Flush_local', t);
+    this.device.flush(t);
     this.agent.waitReplies(t);
   }
 
   flushLocalAll(): void {
     this.channel.reap();
+    this.device.flushAll();
     this.agent.waitAllReplies();
   }
 
@@ -355,6 +384,7 @@ export class Window {
   free(): void {
     this.channel.reap();
     this.epoch.checkFree();
+    this.device.flushAll();
     this.agent.flushAll();
     this.comm.barrier();
     // Nobody touches another part any more: drop our mappings, then (all dropped) remove ours.
@@ -389,6 +419,16 @@ export class Window {
   private idle(): void {
     if (this.world.engine.progress() === 0) Atomics.wait(NAP, 0, 0, LOCK_NAP_MS);
   }
+}
+
+/**
+ * Collective: whether the window goes across hosts by a network device's RMA (device-window.ts):
+ * no device exporting memory (SCI keeps its direct access), and a network device reaching every
+ * rank we share no memory with. Its lock areas serve every method; TSMPI_RMA_METHOD=emulated or
+ * gather still sends the operations to the agents.
+ */
+function viaDevice(world: World, comm: WindowComm): boolean {
+  return world.exportedMemoryCaps === null && deviceWindowPossible(world, comm);
 }
 
 /** World ranks of `worldRanks` not on our node (they cannot map a node segment with us). */
