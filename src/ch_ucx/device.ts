@@ -413,10 +413,12 @@ export class UcxDevice implements Device {
     }
   }
 
+  /** Completes the receives UCX finished within expectPush (and any that finish meanwhile: their CTS has left too). */
   private finishReceivedNow(): number {
-    const n = this.finishedNow.length;
-    for (let i = 0; i < n; i++) this.finishRecv(this.finishedNow[i]!);
-    this.finishedNow.splice(0, n);
+    const list = this.finishedNow;
+    for (let i = 0; i < list.length; i++) this.finishRecv(list[i]!);
+    const n = list.length;
+    list.length = 0;
     return n;
   }
 
