@@ -497,28 +497,48 @@ function summary(results: readonly Result[], ranks: number): string[] {
   return lines;
 }
 
-/** Both sides of one benchmark, `repeat` times alternating; throws RunFailure when a run fails. */
+/**
+ * Both sides of one benchmark, `repeat` times alternating. A run that fails when the same side
+ * has other runs is noted under that side's command (a loaded machine can push one run past
+ * its limit) and the others make the table; a side none of whose runs succeeded throws its
+ * first RunFailure.
+ */
 function compareOne(info: BenchInfo, p: Plan, s: Settings, mpicc: string, mpiexec: string): Result {
   const exe = build(info, mpicc);
   const script = path.join(OSU_DIST, `${info.program}.js`);
   if (!fs.existsSync(script)) fail(2, `${script} is missing; run npx tsc -p tsconfig.json first`);
   let tsmpi: RunOutput | null = null;
   let mpich: RunOutput | null = null;
+  const failures: { tsmpi: RunFailure[]; mpich: RunFailure[] } = { tsmpi: [], mpich: [] };
+  const attempt = (side: 'tsmpi' | 'mpich', best: RunOutput | null, once: () => RunOutput): RunOutput | null => {
+    try {
+      return merge(info, best, once());
+    } catch (e) {
+      if (!(e instanceof RunFailure) || s.repeat === 1) throw e;
+      process.stderr.write(`compare: ${e.message}\n`);
+      failures[side].push(e);
+      return best;
+    }
+  };
   const n = String(p.ranks);
   for (let k = 1; k <= s.repeat; k++) {
     const round = s.repeat > 1 ? ` (run ${k} of ${s.repeat})` : '';
     if (s.hosts !== null) {
       // Both under hydra across the hosts; hydra's own limit ends every rank, the outer one is a net.
       const t = hydraCommand(s.hosts, mpiexec, p.ranks, [process.execPath, ...RANK_NODE_FLAGS, script, ...p.args], s.timeoutS);
-      tsmpi = merge(info, tsmpi, runBenchmark(info, `tsmpi ${info.program}${round}`, t.command, t.command, t.args, s.timeoutS + 30, t.env));
+      tsmpi = attempt('tsmpi', tsmpi, () => runBenchmark(info, `tsmpi ${info.program}${round}`, t.command, t.command, t.args, s.timeoutS + 30, t.env));
       const m = hydraCommand(s.hosts, mpiexec, p.ranks, [exe, ...p.args], s.timeoutS);
-      mpich = merge(info, mpich, runBenchmark(info, `MPICH ${info.program}${round}`, m.command, m.command, m.args, s.timeoutS + 30, m.env));
+      mpich = attempt('mpich', mpich, () => runBenchmark(info, `MPICH ${info.program}${round}`, m.command, m.command, m.args, s.timeoutS + 30, m.env));
       continue;
     }
-    tsmpi = merge(info, tsmpi, runBenchmark(info, `tsmpi ${info.program}${round}`, 'node', process.execPath,
+    tsmpi = attempt('tsmpi', tsmpi, () => runBenchmark(info, `tsmpi ${info.program}${round}`, 'node', process.execPath,
       [TSMPIEXEC, '-n', n, ...s.launch, '--timeout', String(s.timeoutS), process.execPath, ...RANK_NODE_FLAGS, script, ...p.args], s.timeoutS + 10));
-    mpich = merge(info, mpich, runBenchmark(info, `MPICH ${info.program}${round}`, path.basename(mpiexec), mpiexec,
+    mpich = attempt('mpich', mpich, () => runBenchmark(info, `MPICH ${info.program}${round}`, path.basename(mpiexec), mpiexec,
       ['-n', n, exe, ...p.args], s.timeoutS));
+  }
+  for (const [side, best] of [['tsmpi', tsmpi], ['mpich', mpich]] as const) {
+    if (best === null) throw failures[side][0]!;
+    for (const f of failures[side]) best.facts.push(`not counted: ${f.message.split('\n')[0]!.slice(0, 200)}`);
   }
   return { info, tsmpi: tsmpi!, mpich: mpich! };
 }
