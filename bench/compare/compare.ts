@@ -9,8 +9,17 @@
  *   node dist/bench/compare/compare.js [--sizes MIN:MAX] [--iterations N] [--warmup N] [--window N]
  *                                       [--bench LIST] [-n RANKS] [--repeat N] [--timeout S] [--out FILE]
  *                                       [--launch "TSMPIEXEC ARGS"]
+ *                                       [--netns-hosts K | --hosts H1,H2,... [--launcher-exec CMD]] [--ucx-tls TLS]
  *   node dist/bench/compare/compare.js --sizes 0:65536 --iterations 2000 --out /tmp/p2p.md
  *   node dist/bench/compare/compare.js --bench coll -n 2 --out /tmp/coll-2.md
+ *   node dist/bench/compare/compare.js --netns-hosts 2 --bench latency,bw,bibw,coll,rma \
+ *        --out bench/compare/results/hosts-2.md
+ *
+ * Across hosts (--netns-hosts K, or --hosts with --launcher-exec on a real cluster): both sides
+ * start under MPICH's hydra, one rank per host (rank k on host k mod K), with the same UCX_TLS
+ * (default tcp): see hosts.ts. Point to point uses the first two hosts; the collectives default
+ * to one rank per host (-n more places several ranks on a host, where tsmpi's ch_shmem and
+ * MPICH's shared memory carry their pairs).
  *
  * --launch passes arguments to tsmpiexec for the tsmpi side, e.g. a ch_sci configuration
  * (`--launch "--sci-nodes 2"` or `--launch "-x TSMPI_DEVICE=sci"`); the report names them.
@@ -49,6 +58,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { checkHosts, emulatedHosts, findHydra, type HostLaunch, hydraCommand, namedHosts } from './hosts.js';
+
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench/compare
 const ROOT = path.resolve(HERE, '..', '..', '..');
 const SOURCES = path.join(ROOT, 'bench', 'compare');
@@ -77,9 +88,18 @@ interface Settings {
   out: string | null;
   /** Extra tsmpiexec arguments for the tsmpi side (--launch "--sci-nodes 2", "-x TSMPI_DEVICE=sci"). */
   launch: string[];
+  /** Whether -n was given (across hosts the collectives default to one rank per host). */
+  ranksGiven: boolean;
+  netnsHosts: number | null;
+  hostList: string | null;
+  launcherExec: string | null;
+  /** UCX_TLS for both sides across hosts; 'default' leaves each library's own. */
+  ucxTls: string;
+  /** Where the ranks run across hosts (from --netns-hosts or --hosts), or null for this host. */
+  hosts: HostLaunch | null;
 }
 
-const POINT_TO_POINT = ['latency', 'bw'] as const;
+const POINT_TO_POINT = ['latency', 'bw', 'bibw'] as const;
 const ONE_SIDED = ['put_latency', 'get_latency', 'put_bw', 'get_bw', 'acc_latency', 'fop_latency', 'cas_latency'] as const;
 const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'alltoall', 'gather', 'scatter'] as const;
 type Bench = (typeof POINT_TO_POINT)[number] | (typeof COLLECTIVES)[number] | (typeof ONE_SIDED)[number];
@@ -125,6 +145,11 @@ const BENCHES: Record<Bench, BenchInfo> = {
     unit: 'Bandwidth (MB/s)', cFlags: ['-DOSU_BW'], best: Math.max,
     better: 'higher is better; ratio = tsmpi / MPICH, below 1 means tsmpi is slower',
   },
+  bibw: {
+    program: 'osu_bibw', source: 'osu_pt2pt.c', collective: false, sizeless: false,
+    unit: 'Bandwidth (MB/s)', cFlags: ['-DOSU_BIBW'], best: Math.max,
+    better: 'higher is better; ratio = tsmpi / MPICH, below 1 means tsmpi is slower',
+  },
   barrier: collective('barrier'),
   bcast: collective('bcast'),
   reduce: collective('reduce'),
@@ -153,15 +178,22 @@ const USAGE = `usage: node dist/bench/compare/compare.js [options]
                       ${OVERSUBSCRIBED_ITERATIONS} for collectives on more ranks than CPUs)
   --warmup N          warm-up iterations per size, passed as -x (default: OMB's;
                       ${OVERSUBSCRIBED_WARMUP} for collectives on more ranks than CPUs)
-  --window N          osu_bw window, passed as -W (default 64)
-  --bench LIST        comma-separated: latency, bw, ${COLLECTIVES.join(', ')},
+  --window N          osu_bw and osu_bibw window, passed as -W (default 64)
+  --bench LIST        comma-separated: latency, bw, bibw, ${COLLECTIVES.join(', ')},
                       or coll for all collectives, ${ONE_SIDED.join(', ')}, or rma for
                       all one-sided ones (default latency,bw)
-  -n, --ranks N       ranks for the collectives (default 4; latency and bw always run on 2)
+  -n, --ranks N       ranks for the collectives (default 4, across hosts one per host; point to
+                      point always runs on 2)
   --repeat N          runs per side, alternating tsmpi and MPICH; the table shows the best
                       value per size (default 3)
   --timeout S         limit per run in seconds (default 300)
   --out FILE          also write the markdown to FILE
+  --netns-hosts K     run both sides across K emulated hosts h1..hK under hydra (as root; brings
+                      them up with ../shared/tools/netns-hosts.sh)
+  --hosts H1,H2,...   run both sides across these hosts under hydra (mpiexec.hydra -hosts)
+  --launcher-exec CMD with --hosts: hydra's -bootstrap-exec (default ssh)
+  --ucx-tls TLS       UCX_TLS of both sides across hosts (default tcp; 'default' leaves each
+                      library's own: MPICH's UCX picks, tsmpi's ch_ucx uses ^sm)
   -h, --help          this text
 `;
 
@@ -181,7 +213,8 @@ function positive(flag: string, text: string | undefined, zeroOk = false): numbe
 function parseArgs(argv: readonly string[]): Settings {
   const s: Settings = {
     sizes: null, iterations: null, warmup: null, window: null, benches: ['latency', 'bw'], ranks: 4, timeoutS: 300, repeat: 3,
-    out: null, launch: [],
+    out: null, launch: [], ranksGiven: false, netnsHosts: null, hostList: null, launcherExec: null, ucxTls: 'tcp',
+    hosts: null,
   };
   for (let k = 0; k < argv.length; k++) {
     const flag = argv[k]!;
@@ -202,6 +235,33 @@ function parseArgs(argv: readonly string[]): Settings {
         const n = positive(flag, value());
         if (n < 2) fail(2, `${flag} needs at least 2 ranks (OMB's collectives refuse one), got ${n}`);
         s.ranks = n;
+        s.ranksGiven = true;
+        break;
+      }
+      case '--netns-hosts': {
+        const k = positive(flag, value());
+        if (k < 2) fail(2, `${flag} needs at least 2 hosts, got ${k}`);
+        s.netnsHosts = k;
+        break;
+      }
+      case '--hosts': {
+        const v = value();
+        if (v === undefined || v.split(',').filter((h) => h.trim() !== '').length < 2) {
+          fail(2, `--hosts needs two or more host names separated by commas, got ${JSON.stringify(v)}`);
+        }
+        s.hostList = v;
+        break;
+      }
+      case '--launcher-exec': {
+        const v = value();
+        if (v === undefined || v === '') fail(2, '--launcher-exec needs an ssh-compatible command, e.g. /usr/bin/ssh');
+        s.launcherExec = v;
+        break;
+      }
+      case '--ucx-tls': {
+        const v = value();
+        if (v === undefined || v === '') fail(2, '--ucx-tls needs a UCX_TLS value such as tcp, or default');
+        s.ucxTls = v;
         break;
       }
       case '--launch': {
@@ -239,6 +299,11 @@ function parseArgs(argv: readonly string[]): Settings {
         fail(2, `unknown option ${JSON.stringify(flag)}\n${USAGE}`);
     }
   }
+  if (s.netnsHosts !== null && s.hostList !== null) fail(2, '--netns-hosts and --hosts exclude each other');
+  if (s.launcherExec !== null && s.hostList === null) fail(2, '--launcher-exec goes with --hosts');
+  if ((s.netnsHosts !== null || s.hostList !== null) && s.launch.length > 0) {
+    fail(2, '--launch passes tsmpiexec arguments, but across hosts both sides start under hydra; set TSMPI_* variables instead');
+  }
   return s;
 }
 
@@ -271,12 +336,17 @@ const SIZELESS_ROW = /^\s+(-?\d+\.\d+)\s*$/;
 
 /** Runs one benchmark to its end and reads its '#' facts and rows; throws RunFailure on error. */
 function runBenchmark(info: BenchInfo, label: string, display: string, command: string, args: readonly string[],
-                      timeoutS: number): RunOutput {
-  const show = (a: string): string => (a === process.execPath ? 'node' : path.isAbsolute(a) ? path.relative(ROOT, a) : a);
+                      timeoutS: number, env: NodeJS.ProcessEnv = process.env): RunOutput {
+  // Paths of the project and its neighbours (../shared/tools) relative to it, others as they are.
+  const show = (a: string): string => {
+    if (a === process.execPath) return 'node';
+    const rel = path.isAbsolute(a) ? path.relative(ROOT, a) : a;
+    return rel.startsWith('../..') ? a : rel;
+  };
   const shown = [display, ...args.map(show)].join(' ');
   process.stderr.write(`compare: ${label}: ${shown}\n`);
   const t0 = Date.now();
-  const r = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout: timeoutS * 1000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 });
+  const r = spawnSync(command, args, { cwd: ROOT, env, encoding: 'utf8', timeout: timeoutS * 1000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 });
   const seconds = (Date.now() - t0) / 1000;
   if (r.error !== undefined || r.status !== 0) {
     const why = r.error !== undefined ? r.error.message : r.signal !== null ? `killed by ${r.signal}` : `exit status ${r.status}`;
@@ -344,7 +414,9 @@ interface Plan {
 
 function plan(info: BenchInfo, s: Settings): Plan {
   const ranks = info.collective ? s.ranks : 2;
-  const oversubscribed = ranks > os.availableParallelism();
+  // Emulated hosts share this machine's CPUs; real hosts each have their own.
+  const perMachine = s.hosts === null || s.netnsHosts !== null ? ranks : Math.ceil(ranks / s.hosts.hosts.length);
+  const oversubscribed = perMachine > os.availableParallelism();
   const args: string[] = [];
   if (!info.sizeless) args.push('-m', s.sizes ?? (info.collective ? '1:1048576' : '0:1048576'));
   const slow = info.collective && oversubscribed;
@@ -352,7 +424,7 @@ function plan(info: BenchInfo, s: Settings): Plan {
   const warmup = s.warmup ?? (slow ? OVERSUBSCRIBED_WARMUP : null);
   if (iterations !== null) args.push('-i', String(iterations));
   if (warmup !== null) args.push('-x', String(warmup));
-  if (info.program === 'osu_bw' && s.window !== null) args.push('-W', String(s.window));
+  if ((info.program === 'osu_bw' || info.program === 'osu_bibw') && s.window !== null) args.push('-W', String(s.window));
   return { ranks, args, oversubscribed };
 }
 
@@ -362,7 +434,7 @@ function title(info: BenchInfo, p: Plan): string {
 
 function table(info: BenchInfo, p: Plan, tsmpi: RunOutput, mpich: RunOutput, repeat: number): string[] {
   const sizes = [...new Set([...tsmpi.rows.keys(), ...mpich.rows.keys()])].sort((a, b) => a - b);
-  const unit = info.program === 'osu_bw' ? 'MB/s' : 'µs';
+  const unit = info.unit.startsWith('Bandwidth') ? 'MB/s' : 'µs';
   const lines = [
     title(info, p),
     '',
@@ -425,20 +497,48 @@ function summary(results: readonly Result[], ranks: number): string[] {
   return lines;
 }
 
-/** Both sides of one benchmark, `repeat` times alternating; throws RunFailure when a run fails. */
+/**
+ * Both sides of one benchmark, `repeat` times alternating. A run that fails when the same side
+ * has other runs is noted under that side's command (a loaded machine can push one run past
+ * its limit) and the others make the table; a side none of whose runs succeeded throws its
+ * first RunFailure.
+ */
 function compareOne(info: BenchInfo, p: Plan, s: Settings, mpicc: string, mpiexec: string): Result {
   const exe = build(info, mpicc);
   const script = path.join(OSU_DIST, `${info.program}.js`);
   if (!fs.existsSync(script)) fail(2, `${script} is missing; run npx tsc -p tsconfig.json first`);
   let tsmpi: RunOutput | null = null;
   let mpich: RunOutput | null = null;
+  const failures: { tsmpi: RunFailure[]; mpich: RunFailure[] } = { tsmpi: [], mpich: [] };
+  const attempt = (side: 'tsmpi' | 'mpich', best: RunOutput | null, once: () => RunOutput): RunOutput | null => {
+    try {
+      return merge(info, best, once());
+    } catch (e) {
+      if (!(e instanceof RunFailure) || s.repeat === 1) throw e;
+      process.stderr.write(`compare: ${e.message}\n`);
+      failures[side].push(e);
+      return best;
+    }
+  };
   const n = String(p.ranks);
   for (let k = 1; k <= s.repeat; k++) {
     const round = s.repeat > 1 ? ` (run ${k} of ${s.repeat})` : '';
-    tsmpi = merge(info, tsmpi, runBenchmark(info, `tsmpi ${info.program}${round}`, 'node', process.execPath,
+    if (s.hosts !== null) {
+      // Both under hydra across the hosts; hydra's own limit ends every rank, the outer one is a net.
+      const t = hydraCommand(s.hosts, mpiexec, p.ranks, [process.execPath, ...RANK_NODE_FLAGS, script, ...p.args], s.timeoutS);
+      tsmpi = attempt('tsmpi', tsmpi, () => runBenchmark(info, `tsmpi ${info.program}${round}`, t.command, t.command, t.args, s.timeoutS + 30, t.env));
+      const m = hydraCommand(s.hosts, mpiexec, p.ranks, [exe, ...p.args], s.timeoutS);
+      mpich = attempt('mpich', mpich, () => runBenchmark(info, `MPICH ${info.program}${round}`, m.command, m.command, m.args, s.timeoutS + 30, m.env));
+      continue;
+    }
+    tsmpi = attempt('tsmpi', tsmpi, () => runBenchmark(info, `tsmpi ${info.program}${round}`, 'node', process.execPath,
       [TSMPIEXEC, '-n', n, ...s.launch, '--timeout', String(s.timeoutS), process.execPath, ...RANK_NODE_FLAGS, script, ...p.args], s.timeoutS + 10));
-    mpich = merge(info, mpich, runBenchmark(info, `MPICH ${info.program}${round}`, path.basename(mpiexec), mpiexec,
+    mpich = attempt('mpich', mpich, () => runBenchmark(info, `MPICH ${info.program}${round}`, path.basename(mpiexec), mpiexec,
       ['-n', n, exe, ...p.args], s.timeoutS));
+  }
+  for (const [side, best] of [['tsmpi', tsmpi], ['mpich', mpich]] as const) {
+    if (best === null) throw failures[side][0]!;
+    for (const f of failures[side]) best.facts.push(`not counted: ${f.message.split('\n')[0]!.slice(0, 200)}`);
   }
   return { info, tsmpi: tsmpi!, mpich: mpich! };
 }
@@ -447,12 +547,25 @@ function main(): void {
   const s = parseArgs(process.argv.slice(2));
   const mpicc = which('mpicc');
   // Hydra by its own name where installed (Debian's `mpiexec` is an alternatives link to it).
-  const mpiexec = which('mpiexec.hydra') ?? which('mpiexec');
+  const hydra = findHydra(which);
+  const mpiexec = hydra ?? which('mpiexec');
   if (mpicc === null || mpiexec === null) {
     const missing = [mpicc === null ? 'mpicc' : null, mpiexec === null ? 'mpiexec' : null].filter((x) => x !== null).join(' and ');
     fail(2, `${missing} not found on PATH; the comparison needs a C MPI (e.g. apt-get install mpich libmpich-dev)`);
   }
   if (!fs.existsSync(TSMPIEXEC)) fail(2, `${TSMPIEXEC} is missing; run npx tsc -p tsconfig.json first`);
+  if (s.netnsHosts !== null || s.hostList !== null) {
+    if (hydra === null) fail(2, 'across hosts both sides start under MPICH\'s hydra, and mpiexec.hydra is not installed (apt-get install mpich)');
+    const tls = s.ucxTls === 'default' ? null : s.ucxTls;
+    try {
+      s.hosts = s.netnsHosts !== null ? emulatedHosts(s.netnsHosts, tls) : namedHosts(s.hostList!, s.launcherExec, tls);
+    } catch (e) {
+      fail(2, (e as Error).message);
+    }
+    const why = checkHosts(s.hosts, hydra);
+    if (why !== null) fail(2, why);
+    if (!s.ranksGiven) s.ranks = s.hosts.hosts.length;
+  }
 
   const started = Date.now();
   const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -460,14 +573,23 @@ function main(): void {
     s.benches.some((b) => !BENCHES[b].collective) ? 'point to point (2 ranks)' : null,
     s.benches.some((b) => BENCHES[b].collective) ? `collectives (${s.ranks} ranks)` : null,
   ].filter((x) => x !== null).join(' and ');
+  const where = s.hosts === null ? 'on one node' : `across ${s.hosts.hosts.length} hosts`;
   const markdown = [
-    `# tsmpi and MPICH, ${kinds} on one node`,
+    `# tsmpi and MPICH, ${kinds} ${where}`,
     '',
     `${new Date().toISOString()}, ${os.hostname()}, ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ` +
       `load average ${load} at start, node ${process.version}. Same algorithm, sizes and iteration counts on both sides ` +
       '(bench/osu/*.ts and bench/compare/osu_pt2pt.c, osu_coll.c).' +
       (s.launch.length > 0 ? ` tsmpi launched with \`tsmpiexec ${s.launch.join(' ')}\`; MPICH over its shared memory.` : ''),
     '',
+    ...(s.hosts === null ? [] : [
+      `Across hosts: ${s.hosts.description}. Both sides started by hydra (${hydra}), rank k on host k mod ` +
+        `${s.hosts.hosts.length} (point to point: ranks 0 and 1 on ${s.hosts.hosts[0]} and ${s.hosts.hosts[1]}), ` +
+        (s.hosts.ucxTls !== null ? `UCX_TLS=${s.hosts.ucxTls} for both (tsmpi's ch_ucx and MPICH's ch4:ucx).` :
+          'UCX_TLS left to each library (tsmpi\'s ch_ucx sets ^sm when it is unset).') +
+        ` Command line: \`node dist/bench/compare/compare.js ${process.argv.slice(2).join(' ')}\`.`,
+      '',
+    ]),
   ];
   const failed: string[] = [];
   const collectives: Result[] = [];

@@ -1,19 +1,22 @@
 /*
- * The C side of bench/compare: osu_latency and osu_bw for a C MPI (MPICH here), written to do
- * exactly what bench/osu/osu_latency.ts and osu_bw.ts do, so that one parser reads both and the
+ * The C side of bench/compare: osu_latency, osu_bw and osu_bibw for a C MPI (MPICH here), written
+ * to do exactly what bench/osu/osu_latency.ts, osu_bw.ts and osu_bibw.ts do, so that one parser reads both and the
  * numbers compare size by size:
  *   - same options and defaults: -m [MIN:]MAX, -i ITER, -x ITER, -W WINDOW (bw), -h, -v; an
  *     explicit -i/-x applies to every size, the defaults drop above 8192 bytes
  *     (latency 10000/100 then 1000/10; bandwidth 100/10 then 20/2; window 64);
  *   - same algorithm: per size fill the buffers ('a' send, 'b' receive), Barrier, untimed
  *     warm-up, MPI_Wtime around the timed loop only; latency is blocking ping-pong, bandwidth a
- *     window of Isend/Irecv + Waitall closed by a 4-byte acknowledgement;
+ *     window of Isend/Irecv + Waitall closed by a 4-byte acknowledgement, bidirectional
+ *     bandwidth a window of Irecvs then Isends on both ranks, closed by the receives (no ack)
+ *     and counted in both directions;
  *   - same output: "# OSU MPI ... Test v7.0", extra "#" lines, "# Size" left in 10 and the unit
  *     right in 20, rows "%-10d%20.2f".
  *
  * Built twice by bench/compare/compare.ts (into bench/compare/build/, which git ignores):
  *   mpicc -O2 -o build/osu_latency_c osu_pt2pt.c
  *   mpicc -O2 -DOSU_BW -o build/osu_bw_c osu_pt2pt.c
+ *   mpicc -O2 -DOSU_BIBW -o build/osu_bibw_c osu_pt2pt.c
  *   mpiexec -n 2 ./build/osu_latency_c -m 0:4096 -i 1000
  */
 #include <mpi.h>
@@ -30,9 +33,20 @@
 #define FIELD_WIDTH 20
 #define FLOAT_PRECISION 2
 
+#ifdef OSU_BIBW
+/* Everything of osu_bw (options, defaults, the window) but the exchange and the count. */
+#define OSU_BW
+#endif
 #ifdef OSU_BW
+#ifdef OSU_BIBW
+#define PROGRAM "osu_bibw"
+#define TITLE "OSU MPI Bi-Directional Bandwidth Test"
+#define DIRECTIONS 2
+#else
 #define PROGRAM "osu_bw"
 #define TITLE "OSU MPI Bandwidth Test"
+#define DIRECTIONS 1
+#endif
 #define UNIT "Bandwidth (MB/s)"
 #define DEF_ITER 100
 #define DEF_SKIP 10
@@ -121,7 +135,28 @@ static void help(void)
     printf("  -v             print version info\n");
 }
 
-#ifdef OSU_BW
+#ifdef OSU_BIBW
+/* `n` windows each way: both ranks post `window` Irecvs, then `window` Isends; rank 0 waits
+ * for its sends then its receives, rank 1 the other way round (as OMB). reqs holds 2 windows. */
+static void windows(int rank, char *s, char *r, int size, int window, MPI_Request *reqs, MPI_Status *stats, int n)
+{
+    int peer = 1 - rank;
+    int send_tag = rank == 0 ? 100 : 10;
+    int recv_tag = rank == 0 ? 10 : 100;
+    MPI_Request *recvs = reqs, *sends = reqs + window;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < window; j++) MPI_Irecv(r, size, MPI_CHAR, peer, recv_tag, MPI_COMM_WORLD, &recvs[j]);
+        for (int j = 0; j < window; j++) MPI_Isend(s, size, MPI_CHAR, peer, send_tag, MPI_COMM_WORLD, &sends[j]);
+        if (rank == 0) {
+            MPI_Waitall(window, sends, stats);
+            MPI_Waitall(window, recvs, stats);
+        } else {
+            MPI_Waitall(window, recvs, stats);
+            MPI_Waitall(window, sends, stats);
+        }
+    }
+}
+#elif defined(OSU_BW)
 /* Rank 0 sends `n` windows, rank 1 receives them; each window ends with a 4-byte ack. */
 static void windows(int rank, char *s, char *r, int size, int window, MPI_Request *reqs, MPI_Status *stats, int n)
 {
@@ -179,7 +214,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE);
     }
 #ifdef OSU_BW
-    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)s.window);
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)s.window * DIRECTIONS);
     MPI_Status *stats = malloc(sizeof(MPI_Status) * (size_t)s.window);
     if (reqs == NULL || stats == NULL) {
         fprintf(stderr, "rank %d: cannot allocate %d requests\n", rank, s.window);
@@ -212,7 +247,7 @@ int main(int argc, char **argv)
         double t0 = MPI_Wtime();
         windows(rank, sbuf, rbuf, (int)size, s.window, reqs, stats, iterations);
         double t1 = MPI_Wtime();
-        double value = (double)size / 1e6 * iterations * s.window / (t1 - t0);
+        double value = (double)size / 1e6 * iterations * s.window * DIRECTIONS / (t1 - t0);
 #else
         ping_pong(rank, sbuf, rbuf, (int)size, skip);
         double t0 = MPI_Wtime();

@@ -41,11 +41,28 @@ const DESC_WORDS = 4;
 const TOKEN_STAGED = 1 << 24;
 const TOKEN_RNDV = 2 << 24;
 const TOKEN_PULL = 3 << 24;
+/** A rendezvous receive going on in the background (4 .. 6 are one-sided's, in rma.ts). */
+const TOKEN_RECV = 7 << 24;
 const TOKEN_KIND = 0xff << 24;
 const TOKEN_SLOT = 0xffffff;
 
 const EMPTY = new Uint8Array(0);
 const pad8 = (n: number): number => (n + 7) & ~7;
+
+/**
+ * A rendezvous message being received in the background, from expectPush to its completion:
+ * where UCX writes it (`into`: the matched buffer, or a bounce when it must be cut or unpacked)
+ * and where it goes. Kept in a pool and reused.
+ */
+interface BackgroundRecv {
+  rreqId: number;
+  peer: number;
+  into: Uint8Array;
+  dest: Uint8Array;
+  packed: PackedData | null;
+  fits: number;
+  direct: boolean;
+}
 
 /** A peer this rank can no longer reach (it died, or its host or the network went away). */
 export class PeerLostError extends TsmpiError {
@@ -67,9 +84,13 @@ export interface UcxEndpointSide {
  *  - inline and eager packets carry their payload; UCX delivers it into the binding's inbox
  *    (read in place, nothing allocated), or holds it in a descriptor we receive into a scratch;
  *  - a rendezvous request (HINT_NO_BUFFER) carries the source itself as a UCX rendezvous
- *    message: the receiver's mpid matches the header, and pull() receives the data straight
- *    into the matched buffer (ucp_am_recv_data_nbx: zero-copy from the sender's memory), so a
- *    large message costs one UCX rendezvous and mpid's FIN, with no copy on either side.
+ *    message: the receiver's mpid matches the header and the data is received straight into
+ *    the matched buffer (ucp_am_recv_data_nbx: zero-copy from the sender's memory), in the
+ *    background: pull() declines, so mpid takes its push path, and expectPush starts the
+ *    receive, which ends in onPushComplete from a later poll. A window of large messages thus
+ *    overlaps (UCX runs their rendezvous side by side) instead of one blocking receive after
+ *    another; it costs one UCX rendezvous and mpid's CTS (ignored by the sender, whose data
+ *    already flows) and FIN, with no copy on either side.
  * Sends UCX cannot take at once are copied to a staging buffer (the contract says a packet's
  * bytes are read before sendPacket returns). Matching stays in mpid, so MPI's order and
  * ANY_SOURCE hold across this device and ch_shmem at once.
@@ -114,6 +135,12 @@ export class UcxDevice implements Device {
   private pullStatus = 1;
   /** One-sided operations (rma.ts): window memory registered, put/get/atomics/flush. */
   readonly rma: UcxRma;
+  /** The descriptor pull() declined, for the expectPush that mpid calls right after it. */
+  private declinedDesc = -1;
+  private readonly recvs: BackgroundRecv[] = [];
+  private readonly freeRecvs: number[] = [];
+  /** Receives UCX finished within expectPush: completed at the next poll, after mpid's CTS left. */
+  private readonly finishedNow: number[] = [];
 
   constructor(private readonly config: UcxConfig, private readonly rank: number, worldSize: number,
               private readonly side: UcxEndpointSide, private readonly eps: readonly (UcxEndpoint | null)[],
@@ -205,26 +232,46 @@ export class UcxDevice implements Device {
     return bytes;
   }
 
-  pull(peer: number, desc: Int32Array, dest: Uint8Array, packed: PackedData | null, len: number): boolean {
-    const descId = desc[DESC_ID]! >>> 0;
-    const total = (desc[DESC_LEN_LO]! >>> 0) + desc[DESC_LEN_HI]! * 0x100000000;
-    // UCX receives a message whole: into the matched buffer when it fits exactly, else a bounce.
-    const direct = packed === null && len === total;
+  /**
+   * Declines, so that mpid takes the push path and the receive goes on in the background
+   * (expectPush); keeps the descriptor for it.
+   */
+  pull(_peer: number, desc: Int32Array): boolean {
+    this.declinedDesc = desc[DESC_ID]! >>> 0;
+    return false;
+  }
+
+  /**
+   * Starts receiving the message whose pull was just declined: UCX receives a message whole,
+   * into the matched buffer when it fits exactly, else into a bounce that is cut or unpacked
+   * at the end. Completes through onPushComplete from poll(), never within this call (mpid
+   * sends its CTS after it, and the FIN must follow the CTS).
+   */
+  expectPush(peer: number, rreqId: number, dest: Uint8Array, packed: PackedData | null, fits: number, total: number): void {
+    const descId = this.declinedDesc;
+    if (descId < 0) throw new Error('ch_ucx: expectPush without the declined pull of its message');
+    this.declinedDesc = -1;
+    const direct = packed === null && fits === total;
+    const slot = this.freeRecvs.length > 0 ? this.freeRecvs.pop()! : this.recvs.length;
+    if (slot > TOKEN_SLOT) throw new Error('ch_ucx: too many rendezvous receives in flight');
     const into = direct ? dest : new Uint8Array(total);
-    if (this.receiveHeld(peer, descId, into, total)) this.counters.pullWaits++;
-    if (!direct && len > 0) {
-      if (packed !== null) packed.unpack(into, 0, 0, len);
-      else copyBytes(into, 0, dest, 0, len);
-    }
-    return true;
+    const rec = this.recvs[slot] ??= { rreqId: 0, peer: 0, into, dest, packed: null, fits: 0, direct: true };
+    rec.rreqId = rreqId;
+    rec.peer = peer;
+    rec.into = into;
+    rec.dest = dest;
+    rec.packed = packed;
+    rec.fits = fits;
+    rec.direct = direct;
+    const r = addon.ucxAmRecv(this.worker, descId, into, 0, total, TOKEN_RECV | slot);
+    if (r < 0) this.failSend(peer, r);
+    if (r === 0) this.finishedNow.push(slot);
+    else this.counters.pullWaits++;
   }
 
-  expectPush(): void {
-    throw new Error('ch_ucx: the push path is never used (pull always receives)');
-  }
-
+  /** The sender's side of the push path has nothing to do: its data already travels by UCX's rendezvous. */
   startPush(): void {
-    throw new Error('ch_ucx: the push path is never used (pull always receives)');
+    // mpid's CTS only says that the receiver matched; the send completes on its FIN.
   }
 
   /**
@@ -233,7 +280,8 @@ export class UcxDevice implements Device {
    * already have fired for it and will not fire again.
    */
   poll(): number {
-    const events = addon.ucxProgress(this.worker);
+    const finished = this.finishedNow.length > 0 ? this.finishReceivedNow() : 0;
+    const events = addon.ucxProgress(this.worker) + finished;
     const c = this.control;
     if (c[UCX_CTL_CQ_HEAD] !== c[UCX_CTL_CQ_TAIL]) this.drainCompletions();
     return (c[UCX_CTL_INBOX_HEAD] !== c[UCX_CTL_INBOX_TAIL] ? this.drainInbox() : 0) + events;
@@ -360,12 +408,41 @@ export class UcxDevice implements Device {
         case TOKEN_RMA_KINDS[2]:
           this.rma.complete(token, status);
           break;
+        case TOKEN_RECV:
+          if (kind === UCX_CQ_RECV) {
+            if (status < 0) this.failSend(this.recvs[slot]!.peer, status);
+            this.finishRecv(slot);
+          }
+          break;
         default:
           if (kind === UCX_CQ_SEND && status < 0 && !this.closing) {
             throw new Error(`ch_ucx: a send of unknown token ${token} failed`);
           }
       }
     }
+  }
+
+  /** Completes the receives UCX finished within expectPush (and any that finish meanwhile: their CTS has left too). */
+  private finishReceivedNow(): number {
+    const list = this.finishedNow;
+    for (let i = 0; i < list.length; i++) this.finishRecv(list[i]!);
+    const n = list.length;
+    list.length = 0;
+    return n;
+  }
+
+  /** A background receive is done: the bytes go where mpid matched them, and mpid hears of it. */
+  private finishRecv(slot: number): void {
+    const rec = this.recvs[slot]!;
+    if (!rec.direct && rec.fits > 0) {
+      if (rec.packed !== null) rec.packed.unpack(rec.into, 0, 0, rec.fits);
+      else copyBytes(rec.into, 0, rec.dest, 0, rec.fits);
+    }
+    const rreqId = rec.rreqId;
+    rec.into = rec.dest = EMPTY;
+    rec.packed = null;
+    this.freeRecvs.push(slot);
+    this.sink!.onPushComplete(rreqId);
   }
 
   private releaseRndv(slot: number): void {
