@@ -84,7 +84,7 @@ describe('Slurm across hosts: srun --mpi=pmi2 over the emulated hosts', { skip }
   });
 
   const programs: [number, number, string, string[]][] = [
-    [2, 4, 'pt2pt/order', ['3000']],
+    [2, 4, 'pt2pt/order', ['1000']],
     [3, 5, 'coll/data', ['100']],
     [3, 6, 'coll/barrier', ['300']],
   ];
