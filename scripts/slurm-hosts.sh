@@ -9,8 +9,8 @@
 #                             with slurm-local.sh: one munged per machine, its socket in /run/munge
 #                             reaches every network namespace), this cluster's daemons started
 #                             where they are not running, and every node idle (idempotent)
-#   slurm-hosts.sh down       stop this cluster's daemons (found by their pid files) and the
-#                             munged that `up` started, if it did
+#   slurm-hosts.sh down       stop this cluster's daemons (found by their pid files); munged
+#                             stays (slurm-local.sh's cluster may use it)
 #   slurm-hosts.sh status     daemons and `sinfo` of this cluster
 #   slurm-hosts.sh run CMD..  CMD on h1 with this cluster's SLURM_CONF (e.g. run srun -N 2 ...)
 #
@@ -101,7 +101,6 @@ setup_munge() {
     log "starting munged"
     runuser -u munge -- /usr/sbin/munged
     wait_for 10 pid_of "$MUNGE_PIDFILE" munged || die "munged did not start"
-    pid_of "$MUNGE_PIDFILE" munged >"$TOP/munged.started-by-us"
   fi
   wait_for 10 sh -c 'munge -n | unmunge' || die "munge -n | unmunge fails"
 }
@@ -218,10 +217,7 @@ cmd_down() {
   local h
   for h in $(nodes); do stop "$TOP/slurmd-$h.pid" slurmd; done
   stop "$CTLD_PIDFILE" slurmctld
-  if [[ -f $TOP/munged.started-by-us ]]; then
-    [[ $(pid_of "$MUNGE_PIDFILE" munged) == "$(cat "$TOP/munged.started-by-us")" ]] && stop "$MUNGE_PIDFILE" munged
-    rm -f "$TOP/munged.started-by-us"
-  fi
+  # munged stays: it is the machine's, and slurm-local.sh's cluster may have come to use it.
 }
 
 cmd_status() {

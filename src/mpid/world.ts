@@ -133,6 +133,11 @@ export class World {
     return this.rma.service.map(this.cards[worldRank]!, id, bytes);
   }
 
+  /** Whether a device here needs progress after its sends complete (Device.sendsNeedProgress). */
+  sendsNeedProgress(): boolean {
+    return this.devices.some((d) => d.sendsNeedProgress === true);
+  }
+
   /** Wakes `worldRank`, a rank sharing memory with us, if it sleeps on its doorbell. */
   wakeLocal(worldRank: number): void {
     const bell = this.bells[worldRank];

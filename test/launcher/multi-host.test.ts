@@ -153,6 +153,18 @@ describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', {
     });
   }
 
+  // A sender's last eager messages still inside UCX when it reaches MPI_Finalize (ch_ucx flushes
+  // them there; before, the receiver waited for them forever), alone on its host and beside a
+  // rank that shares memory with the receiver.
+  for (const [list, n] of [['h1,h2', 2], ['h1:2,h2', 3]] as const) {
+    it(`delivers what a rank sent before Finalize to a late receiver, ${n} ranks over ${list}`, { timeout: 90_000 }, async () => {
+      const jobId = newJobId();
+      const late = path.join(DIST, 'test', 'launcher', 'programs', 'late-receiver.js');
+      assertNoErrors(await hydra(list, n, [late], 60, [`TSMPI_JOBID=${jobId}`]));
+      for (const h of hostNames(list)) assert.deepEqual(await segmentsOn(h, jobId), [], `segments left on ${h}`);
+    });
+  }
+
   it('chooses ch_shmem within a host and ch_ucx between hosts, and opens UCX only when needed', { timeout: 90_000 }, async () => {
     const two = await hydra('h1,h2', 4, [path.join(ROOT, 'examples', 'ring.js')], 60, ['DEBUG=tsmpi:boot']);
     assert.equal(two.status, 0, two.stderr);
