@@ -100,6 +100,8 @@ export interface UcxEndpointSide {
  */
 export class UcxDevice implements Device {
   readonly name = 'ch_ucx';
+  /** UCX completes a send once it holds the data; its transport sends it on while we progress. */
+  readonly sendsNeedProgress = true;
   readonly limits: DeviceLimits;
   /** Counters read through MPI.T and --stats. */
   readonly counters = { eager: 0, staged: 0, rndv: 0, rndvBytes: 0, eagerDescriptors: 0, pullWaits: 0, wakes: 0 };

@@ -129,6 +129,12 @@ export interface Device {
   readonly limits: DeviceLimits;
   /** Delivers every packet inside sendPacket, so progress never needs to poll it (self). */
   readonly deliversOnSend?: boolean;
+  /**
+   * A send it completed may still need this rank's progress to reach the peer (data queued in
+   * a network library's transport, a protocol's last steps): then MPI_Finalize must keep
+   * progressing until every rank has arrived, since the process manager's fence does not.
+   */
+  readonly sendsNeedProgress?: boolean;
   init(sink: PacketSink): void;
 
   /**

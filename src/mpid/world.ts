@@ -151,6 +151,11 @@ export class World {
     return null;
   }
 
+  /** Whether a device here needs progress after its sends complete (Device.sendsNeedProgress). */
+  sendsNeedProgress(): boolean {
+    return this.devices.some((d) => d.sendsNeedProgress === true);
+  }
+
   /** Wakes `worldRank`, a rank sharing memory with us, if it sleeps on its doorbell. */
   wakeLocal(worldRank: number): void {
     const bell = this.bells[worldRank];

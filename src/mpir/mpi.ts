@@ -53,6 +53,14 @@ function Init_thread(required: number = THREAD_MULTIPLE): number {
 function Finalize(): void {
   // As the standard asks, Finalize first deletes the attributes of COMM_SELF (cleanup hooks).
   if (runtime.phase === 'running') deleteAttrsAtFinalize(COMM_SELF);
+  // Over a network device a completed send may still sit in this rank's transport queue (UCX
+  // took it while the peer's socket was full), and only this rank's progress sends it on. The
+  // process manager's fence in Finalize progresses nothing: a receiver that came late waited
+  // forever for it. No rank passes this barrier before every rank has reached Finalize, which a
+  // correct program does after its receives, and every rank progresses until then.
+  if (runtime.phase === 'running' && COMM_WORLD.size > 1 && runtime.requireRunning('MPI.Finalize').sendsNeedProgress()) {
+    COMM_WORLD.Barrier();
+  }
   runtime.stop('MPI.Finalize');
   COMM_WORLD.bind(null);
   COMM_SELF.bind(null);
