@@ -13,7 +13,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 
 import { bringHostsUp, NETNS_HOSTS, NETNS_SSH, whyNoHosts } from '../../test/emulated-hosts.js';
 
@@ -28,12 +27,7 @@ export interface HostLaunch {
   readonly ucxTls: string | null;
   /** One line for a report: how the ranks were placed and reached. */
   readonly description: string;
-  /** The hosts are emulated on this machine and share its CPUs (each host believes it has them all). */
-  readonly sharedCpus: boolean;
 }
-
-/** tsmpi's spin budget when ranks outnumber the CPUs (SPIN_SHARED in src/mpid/progress.ts). */
-const SHARED_SPIN_POLLS = '50';
 
 /** Hydra's option for a hard limit on a whole job (it kills every rank when it passes). */
 const HYDRA_TIMEOUT_ENV = 'MPIEXEC_TIMEOUT';
@@ -43,7 +37,7 @@ export function namedHosts(list: string, bootstrapExec: string | null, ucxTls: s
   const hosts = list.split(',').map((h) => h.trim()).filter((h) => h !== '');
   if (hosts.length < 2) throw new Error(`--hosts needs at least two host names separated by commas, got ${JSON.stringify(list)}`);
   return {
-    hosts, bootstrapExec, prefix: [], ucxTls, sharedCpus: false,
+    hosts, bootstrapExec, prefix: [], ucxTls,
     description: `hosts ${hosts.join(', ')} reached by ${bootstrapExec ?? 'ssh'}`,
   };
 }
@@ -58,7 +52,7 @@ export function emulatedHosts(k: number, ucxTls: string | null): HostLaunch {
   bringHostsUp(k);
   const hosts = Array.from({ length: k }, (_, i) => `h${i + 1}`);
   return {
-    hosts, bootstrapExec: NETNS_SSH, prefix: ['bash', NETNS_HOSTS, 'exec', 'h1'], ucxTls, sharedCpus: true,
+    hosts, bootstrapExec: NETNS_SSH, prefix: ['bash', NETNS_HOSTS, 'exec', 'h1'], ucxTls,
     description: `${k} hosts emulated in network namespaces (${hosts.join(', ')}: own network stack, host name and ` +
       '/dev/shm; only TCP/IP over a virtual switch between them), hydra started on h1, the others reached by ' +
       '../shared/tools/netns-ssh',
@@ -74,17 +68,12 @@ export function findHydra(which: (command: string) => string | null): string | n
  * The command that runs `program` on `n` ranks across the hosts: [command, args, env]. `env`
  * goes to every rank (hydra passes its own environment on, and -genv sets UCX_TLS); hydra
  * itself ends the job after `timeoutS`, so no rank outlives a bound on another host.
- *
- * Emulated hosts with more ranks than this machine has CPUs: each host counts only its own
- * ranks and would let them spin as if they had a core each (20 000 polls, ~10 ms over UCX),
- * so tsmpi's ranks get the budget it gives oversubscribed ranks on one host
- * (TSMPI_SPIN_POLLS=50) unless the environment sets one. MPICH has no such setting.
+ * tsmpi's ranks run with its defaults: ranks on emulated hosts count as ranks of one kernel
+ * when tsmpi picks how long a wait spins (their business cards carry the kernel's id).
  */
 export function hydraCommand(h: HostLaunch, hydra: string, n: number, program: readonly string[], timeoutS: number,
                              env: Readonly<Record<string, string>> = {}): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
-  const spin = h.sharedCpus && n > os.availableParallelism() && process.env.TSMPI_SPIN_POLLS === undefined && env.TSMPI_SPIN_POLLS === undefined
-    ? { TSMPI_SPIN_POLLS: SHARED_SPIN_POLLS } : {};
-  const genv = Object.entries({ ...(h.ucxTls !== null ? { UCX_TLS: h.ucxTls } : {}), ...spin, ...env }).flatMap(([k, v]) => ['-genv', k, v]);
+  const genv = Object.entries({ ...(h.ucxTls !== null ? { UCX_TLS: h.ucxTls } : {}), ...env }).flatMap(([k, v]) => ['-genv', k, v]);
   const hydraArgs = [
     ...(h.bootstrapExec !== null ? ['-bootstrap-exec', h.bootstrapExec] : []),
     '-hosts', h.hosts.join(','), '-n', String(n), ...genv, ...program,

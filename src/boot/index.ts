@@ -5,7 +5,7 @@ import { cardKey, decodeCard, encodeCard, type BusinessCard } from '../mpid/busi
 import { SLEEP_TIMEOUT_MS, SPIN_POLLS } from '../mpid/config.js';
 import type { Device, DeviceDescriptor, DeviceWorld, OpenDevice } from '../mpid/device.js';
 import { NO_MEMORY, type MemoryCapabilities, type RmaService } from '../mpid/memory.js';
-import { localNodeId } from '../mpid/node-id.js';
+import { localKernelId, localNodeId } from '../mpid/node-id.js';
 import { connectProcessManager } from '../mpid/process-manager.js';
 import { Progress } from '../mpid/progress.js';
 import { World, type WorldParts } from '../mpid/world.js';
@@ -53,7 +53,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     // On-demand devices wait for the cards to show they are needed, unless forced.
     openAll(registered.filter((d) => !d.onDemand || d === forced));
     const mine: BusinessCard = {
-      rank: pm.rank, nodeId: localNodeId(env), pid: process.pid, bell: doorbell.name,
+      rank: pm.rank, nodeId: localNodeId(env), kernelId: localKernelId(), pid: process.pid, bell: doorbell.name,
       devices: new Map(opened.map((o) => [o.descriptor.name, o.open.card])),
     };
     pm.put(cardKey(pm.rank), encodeCard(mine));
@@ -98,8 +98,9 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     pm.fence();
     for (const o of opened) o.open.connected();
     doorbell.unlink();
-    // Ranks on this machine, whatever device they use: what decides whether a wait may spin.
-    const machineRanks = cards.filter((c) => machineOf(c.nodeId) === machineOf(mine.nodeId)).length;
+    // Ranks on this kernel, whatever device they use and whichever host name they see (emulated
+    // hosts share one kernel's CPUs): what decides whether a wait may spin.
+    const machineRanks = cards.filter((c) => c.kernelId === mine.kernelId).length;
     trace('rank %d of %d on %s: %s', pm.rank, pm.size, mine.nodeId,
       opened.map((o) => `${o.descriptor.name} ${chosen.filter((d) => d === o.descriptor).length}`).join(', '));
     return new World({
@@ -172,10 +173,4 @@ function withLateFields(card: BusinessCard, text: string): BusinessCard {
 function nodeMemoryOf(registered: readonly DeviceDescriptor[]): WorldParts['nodeMemory'] {
   const d = registered.find((r) => r.nodeMemory !== undefined);
   return d !== undefined ? { service: d.nodeMemory!, caps: d.memory ?? NO_MEMORY } : null;
-}
-
-/** The machine part of a node id (without the emulated SCI node). */
-function machineOf(nodeId: string): string {
-  const hash = nodeId.indexOf('#');
-  return hash < 0 ? nodeId : nodeId.slice(0, hash);
 }

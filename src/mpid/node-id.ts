@@ -14,13 +14,26 @@ export function localNodeId(env: NodeJS.ProcessEnv = process.env): string {
   return sci === '' ? machineId() : `${machineId()}#sci${Number(sci)}`;
 }
 
-function machineId(): string {
-  let boot = '';
+/**
+ * An id shared exactly by the processes that run on one kernel, and so share its CPUs: a hash
+ * of the boot id (hosts emulated in namespaces share it; each real host has its own), or of
+ * the host name where there is no procfs.
+ */
+export function localKernelId(): string {
+  const boot = bootId();
+  return createHash('sha256').update(boot === '' ? `host/${os.hostname()}` : `boot/${boot}`).digest('hex').slice(0, 12);
+}
+
+function bootId(): string {
   try {
-    boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
   } catch {
-    // No procfs: the host name alone decides.
+    return ''; // No procfs: the host name alone decides.
   }
+}
+
+function machineId(): string {
+  const boot = bootId();
   const host = os.hostname();
   const safeHost = host.replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 40);
   return `${safeHost}.${createHash('sha256').update(`${host}/${boot}`).digest('hex').slice(0, 8)}`;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
@@ -29,14 +28,9 @@ function whyNot(): string | false {
 
 const skip = whyNot();
 
-/** Ranks beyond the machine's cores spin short (see spinFor in multi-host.test.ts). */
-function spinFor(n: number): string[] {
-  return n > os.availableParallelism() ? ['TSMPI_SPIN_POLLS=50'] : [];
-}
-
 /** srun on h1, with the cluster's SLURM_CONF, bounded by `timeout` there (srun then cancels the step). */
 function srun(nodes: number, n: number, program: string[], limitS: number, env: string[]): Promise<RunResult> {
-  return run('bash', [SCRIPT, 'run', 'env', ...spinFor(n), ...env, 'timeout', '-k', '5', String(limitS),
+  return run('bash', [SCRIPT, 'run', 'env', ...env, 'timeout', '-k', '5', String(limitS),
     'srun', '--mpi=pmi2', '-N', String(nodes), '-n', String(n), process.execPath, ...program],
   (limitS + 20) * 1000, { cwd: ROOT });
 }

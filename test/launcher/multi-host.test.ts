@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
@@ -32,23 +31,12 @@ function hosts(...args: string[]): Promise<RunResult> {
 }
 
 /**
- * The emulated hosts share this machine's cores: a rank alone on its host thinks it has a core
- * of its own and spins 20,000 idle polls before it sleeps, so three or four such ranks on two
- * cores take the cores from the ranks they wait for (a 3-host barrier loop took 30 s instead of
- * 2). Real hosts have their own cores; here a job with more ranks than the machine has cores
- * gets the short spin tsmpi picks itself for an oversubscribed host.
- */
-function spinFor(n: number): string[] {
-  return n > os.availableParallelism() ? ['TSMPI_SPIN_POLLS=50'] : [];
-}
-
-/**
  * hydra, started on h1 like on a login node, with `n` ranks over `hostList` (`h1,h2` deals the
  * ranks round-robin, `h1:2,h2:2` in blocks). hydra runs under `timeout` on h1, so a hung job is
  * ended by hydra itself (which stops its proxies on every host) before the test's own bound.
  */
 function hydra(hostList: string, n: number, program: string[], limitS: number, env: string[] = []): Promise<RunResult> {
-  const genv = [...spinFor(n), ...env].flatMap((e) => ['-genv', ...e.split('=', 2)]);
+  const genv = env.flatMap((e) => ['-genv', ...e.split('=', 2)]);
   return run('bash', [HOSTS, 'exec', 'h1', 'timeout', '-k', '5', String(limitS), 'mpiexec.hydra', '-bootstrap-exec', SSH,
     '-hosts', hostList, '-n', String(n), ...genv, process.execPath, ...program], (limitS + 15) * 1000, { cwd: ROOT });
 }

@@ -13,8 +13,8 @@ import { describe, it } from 'node:test';
 
 import { DEVICES as REGISTERED } from '../../../src/boot/devices.js';
 import {
-  ALL_ATOMICS, ALL_WIDTHS, hasFlags, MEM_CPU_ATOMICS, MEM_EXPORTED, MEM_LOAD_STORE, RMA_ATOMICS, RMA_CHECKED, RMA_GET,
-  RMA_PUT,
+  ALL_ATOMICS, ALL_WIDTHS, ATOMIC_ADD, ATOMIC_AND, ATOMIC_CSWAP, ATOMIC_OR, ATOMIC_SWAP, ATOMIC_XOR, hasFlags, MEM_CPU_ATOMICS,
+  MEM_EXPORTED, MEM_LOAD_STORE, RMA_ATOMICS, RMA_CHECKED, RMA_FLUSH, RMA_GET, RMA_PUT, WIDTH_4, WIDTH_8,
 } from '../../../src/mpid/memory.js';
 import { DIST, ROOT } from '../../helpers.js';
 
@@ -209,9 +209,12 @@ describe('memory capabilities of the registered devices', () => {
     assert.equal(byName('ch_sci').nodeMemory, undefined);
   });
 
-  it('ch_ucx: messages only so far (its UCX RMA is not wired to windows yet), so windows reach its peers through the agent', () => {
+  it('ch_ucx: put, get, atomics of 4 and 8 bytes (add, and, or, xor, swap, compare-and-swap) and flush, by device operations: no mapping, no node memory', () => {
     const m = byName('ch_ucx').memory!;
-    assert.equal(m.flags, 0);
+    assert.ok(hasFlags(m, RMA_PUT | RMA_GET | RMA_ATOMICS | RMA_FLUSH));
+    assert.equal(m.flags & (MEM_LOAD_STORE | MEM_CPU_ATOMICS | MEM_EXPORTED), 0);
+    assert.equal(m.atomicWidths, WIDTH_4 | WIDTH_8);
+    assert.equal(m.atomicOps, ATOMIC_ADD | ATOMIC_AND | ATOMIC_OR | ATOMIC_XOR | ATOMIC_SWAP | ATOMIC_CSWAP);
     assert.equal(byName('ch_ucx').nodeMemory, undefined);
   });
 

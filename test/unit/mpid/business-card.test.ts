@@ -8,9 +8,9 @@ import { BootstrapError } from '../../../src/common/errors.js';
 import { decodeCard, encodeCard, type BusinessCard } from '../../../src/mpid/business-card.js';
 
 describe('business cards', () => {
-  it('round-trips node, pid, doorbell and every device field', () => {
+  it('round-trips node, kernel, pid, doorbell and every device field', () => {
     const card: BusinessCard = {
-      rank: 3, nodeId: 'host-1.abcd1234#sci2', pid: 4242, bell: 'tsmpi-job-3-bell-0a1b2c',
+      rank: 3, nodeId: 'host-1.abcd1234#sci2', kernelId: '0123456789ab', pid: 4242, bell: 'tsmpi-job-3-bell-0a1b2c',
       devices: new Map([['self', '1'], ['ch_shmem', 'tsmpi-job-3-rank-ffee'], ['ch_sci', '12']]),
     };
     const text = encodeCard(card);
@@ -18,21 +18,25 @@ describe('business cards', () => {
     const back = decodeCard(3, text);
     assert.equal(back.rank, 3);
     assert.equal(back.nodeId, card.nodeId);
+    assert.equal(back.kernelId, '0123456789ab');
     assert.equal(back.pid, 4242);
     assert.equal(back.bell, card.bell);
     assert.deepEqual([...back.devices], [...card.devices]);
   });
 
   it('a rank that runs no device but self publishes no other field', () => {
-    const back = decodeCard(0, encodeCard({ rank: 0, nodeId: 'h', pid: 1, bell: 'b', devices: new Map([['self', '1']]) }));
+    const back = decodeCard(0, encodeCard({ rank: 0, nodeId: 'h', kernelId: 'k', pid: 1, bell: 'b', devices: new Map([['self', '1']]) }));
     assert.deepEqual([...back.devices.keys()], ['self']);
   });
 
   it('refuses fields that would break the encoding, and cards of another version or without a doorbell', () => {
-    assert.throws(() => encodeCard({ rank: 0, nodeId: 'h', pid: 1, bell: 'b', devices: new Map([['ch_sci', '1,2']]) }),
+    assert.throws(() => encodeCard({ rank: 0, nodeId: 'h', kernelId: 'k', pid: 1, bell: 'b', devices: new Map([['ch_sci', '1,2']]) }),
       (e: unknown) => e instanceof BootstrapError && /"1,2"/.test(e.message));
     assert.throws(() => decodeCard(5, 'v=1,node=h,pid=1,shm=x,sci=0'),
       (e: unknown) => e instanceof BootstrapError && /rank 5 published a business card tsmpi cannot read/.test(e.message));
-    assert.throws(() => decodeCard(5, 'v=2,node=h,pid=1'), BootstrapError);
+    assert.throws(() => decodeCard(5, 'v=3,node=h,pid=1'), BootstrapError);
+    // A card of the previous version (no kernel id) is refused, not read with a guess.
+    assert.throws(() => decodeCard(5, 'v=2,node=h,pid=1,bell=b'), BootstrapError);
+    assert.throws(() => decodeCard(5, 'v=3,node=h,pid=1,bell=b'), BootstrapError);
   });
 });
