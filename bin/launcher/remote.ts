@@ -110,7 +110,9 @@ export class HostAgents {
       for (const e of entries) all[e.rank] = e;
       const config: AgentConfig = {
         ...base, host, ranks, env, secret: this.secret, agentPort: `${os.hostname()}:${port}`,
-        silenceMs: HOST_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS,
+        // Longer than ours: when the network between us fails, the launcher names the host
+        // first; the agent then cleans up its host on its own.
+        silenceMs: 2 * HOST_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS,
       };
       this.spawnAgent(link, config);
     }
