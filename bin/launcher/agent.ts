@@ -261,6 +261,9 @@ function readConfig(): Promise<AgentConfig> {
 }
 
 async function main(): Promise<void> {
+  // The launcher reads our stderr through ssh; when it is gone, writing there fails (EPIPE),
+  // and the agent must still stop its ranks and sweep its host.
+  process.stderr.on('error', () => {});
   const config = await readConfig();
   const agent = new Agent(config);
   // The launcher holds our stdin open for the whole job; its end means the launcher (or the

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { acceptAuthenticated } from '../../src/pmi/auth.js';
 import { readMessages, sendMessage, type AgentConfig, type FromAgent } from './agent-wire.js';
 import { quoteForShell } from './command.js';
+import { forwardLines } from './output.js';
 
 /** How often launcher and agents tell each other they are alive. */
 const HEARTBEAT_MS = 500;
@@ -155,7 +156,10 @@ export class HostAgents {
     const commandLine = `exec ${[process.execPath, ...process.execArgv, script].map(quoteForShell).join(' ')}`;
     const [exe, ...pre] = this.launcherExec;
     const shown = [...this.launcherExec, link.host].join(' ');
-    const child = spawn(exe!, [...pre, link.host, commandLine], { stdio: ['pipe', 'inherit', 'inherit'] });
+    // The agent's stderr (its own messages, and ssh's) comes through a pipe rather than being
+    // inherited, so an ssh that lingers after a lost host does not hold our caller's stderr open.
+    const child = spawn(exe!, [...pre, link.host, commandLine], { stdio: ['pipe', 'ignore', 'pipe'] });
+    void forwardLines(child.stderr!, process.stderr, '');
     link.child = child;
     child.stdin!.on('error', () => {});
     child.stdin!.write(`${JSON.stringify(config)}\n`);
@@ -262,6 +266,8 @@ export class HostAgents {
     if (child !== null && child.exitCode === null && child.signalCode === null) {
       child.stdin?.end();
       child.unref();
+      // Its last words still come through while we run, but we do not wait for them.
+      (child.stderr as net.Socket | null)?.unref();
     }
   }
 }

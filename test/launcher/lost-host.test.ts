@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
 import { bringHostsUp, NETNS_SSH } from '../emulated-hosts.js';
+import { TSMPIEXEC } from '../helpers.js';
 import { launcherProgram, link, node, runOn, segmentsOn, tsmpiexecOnH1, whyNoMultiHost } from './hosts-helpers.js';
 
 /**
@@ -60,6 +63,40 @@ describe('a host cut off the network mid-job', { skip }, () => {
       assert.deepEqual(left, [], 'segments left on h2');
     } finally {
       await link('heal', 'h2');
+    }
+  });
+
+  it('an agent cut off from its launcher stops its ranks and sweeps its host by itself, as over real ssh', { timeout: 120_000 }, async () => {
+    // Over real ssh a cut network never ends the agent's stdin: this wrapper hands over the
+    // configuration line and then holds stdin open, so only the agent's own heartbeat can tell.
+    const wrapper = path.join(os.tmpdir(), `tsmpi-ssh-no-eof-${process.pid}`);
+    fs.writeFileSync(wrapper, `#!/bin/sh\nhost=$1; shift\n{ head -n 1; exec sleep 30; } | exec '${NETNS_SSH}' "$host" "$@"\n`, { mode: 0o755 });
+    const ready = when(60_000, 'four ranks with a segment each');
+    const pids: number[] = [];
+    try {
+      const job = runOn('h1', [node, TSMPIEXEC, '--launcher-exec', wrapper, '--hosts', 'h1:2,h2:2', '-n', '4',
+        node, launcherProgram('behave'), 'segment-hang'], 90_000, {
+        onStdout: (text) => {
+          pids.splice(0, pids.length, ...[...text.matchAll(/^rank [23] pid (\d+) ready$/gm)].map((m) => Number(m[1])));
+          ready.poke((text.match(/segment tsmpi-/g) ?? []).length === 4);
+        },
+      });
+      await ready.done;
+      await link('cut', 'h2');
+      const r = await job;
+      assert.match(r.stderr, /tsmpiexec: host h2 stopped answering/);
+      let left: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        left = await segmentsOn('h2', r.jobId);
+        if (left.length === 0) break;
+        await new Promise((res) => setTimeout(res, 250));
+      }
+      assert.deepEqual(left, [], 'segments left on h2');
+      assert.equal(pids.length, 2);
+      for (const pid of pids) assert.throws(() => process.kill(pid, 0), /ESRCH/, `rank pid ${pid} on h2 still alive`);
+    } finally {
+      await link('heal', 'h2');
+      fs.rmSync(wrapper, { force: true });
     }
   });
 
