@@ -153,7 +153,38 @@ describe('tsmpiexec --hosts: ranks on several hosts through host agents', { skip
     for (const pid of pids) assert.throws(() => process.kill(pid, 0), /ESRCH/, `rank pid ${pid} still alive`);
     await assertNoSegments(['h1', 'h2'], r.jobId);
   });
+
+  it('when the launcher itself is killed, each host\'s agent stops its ranks and sweeps its host', { timeout: 60_000 }, async () => {
+    const pids: number[] = [];
+    const r = await tsmpiexecOnH1(['--hosts', 'h1,h2,h3', '-n', '3', node, launcherProgram('behave'), 'segment-hang'], 45_000, {
+      onStdout: (text, child) => {
+        if (pids.length > 0 || (text.match(/segment tsmpi-/g) ?? []).length < 3) return;
+        for (const m of text.matchAll(/pid (\d+) ready/g)) pids.push(Number(m[1]));
+        child.kill('SIGKILL');
+      },
+    });
+    assert.equal(r.signal, 'SIGKILL', r.stderr);
+    assert.equal(pids.length, 3, r.stdout);
+    assert.match(r.jobId, /^\w+$/, 'the launcher traced no job id');
+    let left: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      left = (await Promise.all(['h1', 'h2', 'h3'].map((h) => segmentsOn(h, r.jobId)))).flat();
+      if (left.length === 0 && pids.every((pid) => !alive(pid))) break;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    assert.deepEqual(left, [], 'segments left behind');
+    for (const pid of pids) assert.ok(!alive(pid), `rank pid ${pid} still alive`);
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('tsmpiexec --hosts/--hostfile usage errors', () => {
   const hello = path.join(ROOT, 'examples', 'hello.js');
