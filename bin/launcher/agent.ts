@@ -70,7 +70,7 @@ class Agent {
 
   private connect(): Promise<net.Socket> {
     const colon = this.config.agentPort.lastIndexOf(':');
-    const host = this.config.agentPort.slice(0, colon);
+    const host = this.config.agentPort.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
     const port = Number(this.config.agentPort.slice(colon + 1));
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host, port });

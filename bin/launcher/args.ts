@@ -25,6 +25,8 @@ export interface LaunchOptions {
   readonly hosts: readonly HostSlot[] | null;
   /** The ssh-compatible command that starts a host agent: argv words, called as `... HOST COMMANDLINE`. */
   readonly launcherExec: readonly string[];
+  /** The name or address at which agents and ranks reach the launcher; null: this host's name. */
+  readonly launcherHost: string | null;
   readonly command: string;
   readonly args: readonly string[];
 }
@@ -57,14 +59,15 @@ export const USAGE = `usage: tsmpiexec -n N [options] command [args...]
   --launcher-exec C  command that starts tsmpi's agent on each host, called as \`C HOST COMMANDLINE\`
                      like ssh (default: ssh; words of C are split at spaces, e.g.
                      "ssh -o BatchMode=yes"). tsmpi must be at the same path on every host
+  --launcher-host A  the name or address at which the other hosts reach this one (default:
+                     hostname; give one when it resolves to 127.0.1.1 or to the wrong network)
   --help-env         list the TSMPI_* variables with defaults and ranges
   --version          print the versions of tsmpi and Node.js
   -h, --help         this text
 
 Several hosts: ranks reach the launcher's PMI service over TCP and must present the job's
 random secret (passed in their environment, never on a command line); a connection without it
-is closed unanswered. Ranks and agents reach the launcher at this host's name (hostname), which
-every host must resolve. A rank that fails on any host, or a host whose agent stops answering
+is closed unanswered. A rank that fails on any host, or a host whose agent stops answering
 for 4 s, ends the job naming the rank or host; each host's agent stops its ranks and removes
 that host's shared segments when the job ends or the launcher goes away.
 
@@ -72,13 +75,14 @@ On --timeout, SIGINT or SIGTERM, each rank prints the MPI call it is blocked in 
 sends and receives before the job is stopped (kill -USR2 <pid> asks one rank for the same).
 Tracing: DEBUG=tsmpi:* (namespaces tsmpi:pmi, tsmpi:pmi:wire, tsmpi:mpid, tsmpi:match,
 tsmpi:protocol, tsmpi:coll, tsmpi:shmem, tsmpi:sci); each line of a rank carries [rank N].
+DEBUG=tsmpiexec traces the launcher itself (the job id, where the ranks go).
 `;
 
 const MAX_RANKS = 1024;
 
 /** Flags that take a value; each may be written `flag value` or `flag=value`. */
 const RANKS_FLAGS = ['-n', '-np', '--np', '-c'];
-const VALUE_FLAGS = new Set([...RANKS_FLAGS, '--timeout', '-x', '--sci-nodes', '--hosts', '--hostfile', '--launcher-exec']);
+const VALUE_FLAGS = new Set([...RANKS_FLAGS, '--timeout', '-x', '--sci-nodes', '--hosts', '--hostfile', '--launcher-exec', '--launcher-host']);
 
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
   let nprocs: number | null = null;
@@ -89,6 +93,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   let hostList: string | null = null;
   let hostfile: string | null = null;
   let launcherExec: string[] = ['ssh'];
+  let launcherHost: string | null = null;
   const exports = new Map<string, string>();
   let i = 0;
   while (i < argv.length) {
@@ -114,6 +119,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       else if (flag === '--hosts') hostList = value;
       else if (flag === '--hostfile') hostfile = value;
       else if (flag === '--launcher-exec') launcherExec = parseLauncherExec(value);
+      else if (flag === '--launcher-host') launcherHost = parseLauncherHost(value);
       else sciNodes = parseCount('--sci-nodes', value);
       continue;
     }
@@ -151,7 +157,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   return {
     kind: 'launch',
-    options: { nprocs, timeoutSeconds, exports, tagOutput, pmiPort, sciNodes, hosts, launcherExec, command, args: argv.slice(i + 1) },
+    options: { nprocs, timeoutSeconds, exports, tagOutput, pmiPort, sciNodes, hosts, launcherExec, launcherHost, command, args: argv.slice(i + 1) },
   };
 }
 
@@ -192,6 +198,13 @@ function parseLauncherExec(text: string): string[] {
   const words = text.split(/\s+/).filter((w) => w !== '');
   if (words.length === 0) throw new UsageError('--launcher-exec needs a command (e.g. ssh, or a path to an ssh stand-in)');
   return words;
+}
+
+function parseLauncherHost(text: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(text) && !/^\[?[0-9A-Fa-f:.]+\]?$/.test(text)) {
+    throw new UsageError(`--launcher-host ${JSON.stringify(text)}: expected a host name or an IP address`);
+  }
+  return text.replace(/^\[(.*)\]$/, '$1');
 }
 
 function addExport(exports: Map<string, string>, spec: string, env: NodeJS.ProcessEnv): void {

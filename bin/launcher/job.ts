@@ -14,7 +14,7 @@ import { STATE_SIGNAL } from '../../src/mpid/state-request.js';
 import type { LaunchOptions } from './args.js';
 import { placeRanks } from './hosts.js';
 import { forwardLines, writeLines } from './output.js';
-import { HostAgents, listenTcp } from './remote.js';
+import { HostAgents, hostPort, listenTcp } from './remote.js';
 
 /** The launcher's own trace (DEBUG=tsmpiexec): the job id and where the ranks go. */
 const trace = createDebug('tsmpiexec');
@@ -139,6 +139,7 @@ export class Job {
    */
   private async startOnHosts(): Promise<Rank[]> {
     const { nprocs, command, args, exports, tagOutput, launcherExec } = this.options;
+    const launcherHost = this.options.launcherHost ?? os.hostname();
     const secret = newSecret();
     const tcp = net.createServer();
     this.tcpListener = tcp;
@@ -152,12 +153,12 @@ export class Job {
         writeLines(fd === 1 ? process.stdout : process.stderr, text, prefix(rank));
         if (fd === 2) this.noticeReports(text);
       },
-    }, secret, launcherExec);
+    }, secret, launcherExec, launcherHost);
     const placement = placeRanks(this.options.hosts!, nprocs);
     trace('job %s: PMI on TCP port %d; %s', this.jobId, pmiPort,
       [...placement].map(([host, ranks]) => `${host}: ranks ${ranks.join(',')}`).join('; '));
     return this.agents.start(placement, {
-      pmiPort: `${os.hostname()}:${pmiPort}`, jobId: this.jobId, size: nprocs, command, args, cwd: process.cwd(),
+      pmiPort: `${hostPort(launcherHost, pmiPort)}`, jobId: this.jobId, size: nprocs, command, args, cwd: process.cwd(),
     }, exports);
   }
 

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { acceptAuthenticated } from '../../src/pmi/auth.js';
 import { readMessages, sendMessage, type AgentConfig, type FromAgent } from './agent-wire.js';
@@ -91,7 +90,7 @@ export class HostAgents {
   private ending = false;
 
   constructor(private readonly events: AgentEvents, private readonly secret: string,
-              private readonly launcherExec: readonly string[]) {}
+              private readonly launcherExec: readonly string[], private readonly launcherHost: string) {}
 
   /**
    * Starts the agents for `placement` (host -> its ranks) and returns every rank of the job,
@@ -110,7 +109,7 @@ export class HostAgents {
       this.links.set(host, link);
       for (const e of entries) all[e.rank] = e;
       const config: AgentConfig = {
-        ...base, host, ranks, env, secret: this.secret, agentPort: `${os.hostname()}:${port}`,
+        ...base, host, ranks, env, secret: this.secret, agentPort: hostPort(this.launcherHost, port),
         // Longer than ours: when the network between us fails, the launcher names the host
         // first; the agent then cleans up its host on its own.
         silenceMs: 2 * HOST_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS,
@@ -167,12 +166,12 @@ export class HostAgents {
     child.on('exit', (code, signal) => {
       if (link.finished || this.ending) return;
       const how = signal !== null ? `was killed by signal ${signal}` : `exited with status ${code}`;
-      const hint = link.socket === null ? ` before it connected back (is tsmpi installed at ${script} there, can ${link.host} reach this host as ${os.hostname()}?)` : ' before the job ended';
+      const hint = link.socket === null ? ` before it connected back (is tsmpi installed at ${script} there, can ${link.host} reach this host as ${this.launcherHost}? see --launcher-host)` : ' before the job ended';
       this.hostLost(link, `the agent on host ${link.host} (started with \`${shown}\`) ${how}${hint}`, code === 255 ? 255 : 1);
     });
     setTimeout(() => {
       if (link.socket === null && !link.lost && !this.ending) {
-        this.hostLost(link, `the agent on host ${link.host} did not connect back within ${AGENT_CONNECT_MS / 1000} s (can ${link.host} reach this host as ${os.hostname()}?)`, 1);
+        this.hostLost(link, `the agent on host ${link.host} did not connect back within ${AGENT_CONNECT_MS / 1000} s (can ${link.host} reach this host as ${this.launcherHost}? see --launcher-host)`, 1);
       }
     }, AGENT_CONNECT_MS).unref();
   }
@@ -278,6 +277,11 @@ function jobEnvironment(exports: ReadonlyMap<string, string>): Record<string, st
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !HOST_LOCAL.test(k)) env[k] = v;
   for (const [k, v] of exports) env[k] = v;
   return env;
+}
+
+/** `host:port`, with an IPv6 address in brackets. */
+export function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 export function listenTcp(server: net.Server): Promise<number> {

@@ -50,11 +50,12 @@ describe('tsmpiexec --hosts: ranks on several hosts through host agents', { skip
     });
   }
 
-  it('places ranks in blocks by slots, a hostfile like a host list, oversubscribing round after round', { timeout: 90_000 }, async () => {
+  it('places ranks in blocks by slots, a hostfile like a host list, oversubscribing round after round (--launcher-host)', { timeout: 90_000 }, async () => {
     const file = path.join(os.tmpdir(), `tsmpi-hostfile-${process.pid}`);
     fs.writeFileSync(file, '# login node first\nh2:2\n\nh3 slots=1   # hydra spelling\n');
     try {
-      const r = await tsmpiexecOnH1(['--hostfile', file, '-n', '5', node, path.join(ROOT, 'examples', 'hello.js')], 60_000);
+      // --launcher-host: the other hosts reach the launcher at h1's address, not its name.
+      const r = await tsmpiexecOnH1(['--hostfile', file, '--launcher-host', '192.0.2.1', '-n', '5', node, path.join(ROOT, 'examples', 'hello.js')], 60_000);
       assert.equal(r.status, 0, r.stderr);
       const on = Object.fromEntries([...r.stdout.matchAll(/Hello from rank (\d) of 5 on (h\d)/g)].map((m) => [m[1], m[2]]));
       // Round one: h2 takes ranks 0 and 1, h3 rank 2; round two: h2 takes 3 and 4.
@@ -196,6 +197,7 @@ describe('tsmpiexec --hosts/--hostfile usage errors', () => {
     [['--hosts', 'h1', '--hostfile', '/etc/hostname'], /--hosts and --hostfile: give one of them, not both/],
     [['--hosts', 'h1', '--sci-nodes', '2'], /--sci-nodes emulates nodes on this host/],
     [['--hosts', 'h1', '--launcher-exec', ' '], /--launcher-exec needs a command/],
+    [['--hosts', 'h1', '--launcher-host', 'a b'], /--launcher-host "a b": expected a host name or an IP address/],
   ];
   for (const [flags, message] of cases) {
     it(`rejects ${flags.join(' ')} with status 2`, { timeout: 30_000 }, async () => {
