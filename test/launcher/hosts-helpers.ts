@@ -69,10 +69,17 @@ export async function segmentsOn(host: string, jobId: string): Promise<string[]>
   return r.stdout.split('\n').filter((n) => n.startsWith(`tsmpi-${jobId}-`));
 }
 
-/** Takes a host's link down or up again. */
+/**
+ * Takes a host's link down or up again. After a heal, every host forgets the neighbours it
+ * failed to reach during the cut: Linux keeps such entries FAILED for a while, and connections
+ * to the healed host (or from it) would fail at once with "No route to host" until then.
+ */
 export async function link(action: 'cut' | 'heal', host: string): Promise<void> {
   const r = await run('bash', [NETNS_HOSTS, action, host], 30_000);
   if (r.status !== 0) throw new Error(`netns-hosts.sh ${action} ${host}: ${r.stderr}`);
+  if (action === 'heal') {
+    for (const h of ['h1', 'h2', 'h3']) await run('bash', [NETNS_HOSTS, 'exec', h, 'ip', 'neigh', 'flush', 'all'], 30_000);
+  }
 }
 
 /** A program of test/mpi (`pt2pt/order`). */
