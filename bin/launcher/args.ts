@@ -1,3 +1,5 @@
+import { HostListError, parseHostList, readHostfile, type HostSlot } from './hosts.js';
+
 /**
  * Command line of tsmpiexec, mpiexec-compatible where the names overlap: the rank count as
  * hydra and Open MPI spell it (`-n 2`, `-n2`, `-n=2`, `-np 2`, `--np 2`, `--np=2`), long options
@@ -16,6 +18,15 @@ export interface LaunchOptions {
    * of its own (ch_shmem inside a block, ch_sci between blocks); null: one real node.
    */
   readonly sciNodes: number | null;
+  /**
+   * Hosts to run the ranks on (--hosts or --hostfile), with their slots; null: every rank on
+   * this host, started directly.
+   */
+  readonly hosts: readonly HostSlot[] | null;
+  /** The ssh-compatible command that starts a host agent: argv words, called as `... HOST COMMANDLINE`. */
+  readonly launcherExec: readonly string[];
+  /** The name or address at which agents and ranks reach the launcher; null: this host's name. */
+  readonly launcherHost: string | null;
   readonly command: string;
   readonly args: readonly string[];
 }
@@ -40,21 +51,38 @@ export const USAGE = `usage: tsmpiexec -n N [options] command [args...]
                      one (PMI_FD); for wrappers that close inherited file descriptors
   --sci-nodes K      split the ranks into K emulated SCI nodes (blocks of consecutive ranks):
                      ch_shmem within a node, ch_sci between nodes
+  --hosts H[:S],...  run the ranks on these hosts (S slots each, default 1), placed in blocks
+                     as hydra does: each host takes as many consecutive ranks as it has slots,
+                     in the order named; -n beyond the slots fills the hosts again, round after
+                     round (oversubscription). This host takes part only when it is named
+  --hostfile F       the hosts from file F, one host[:slots] per line (# comments)
+  --launcher-exec C  command that starts tsmpi's agent on each host, called as \`C HOST COMMANDLINE\`
+                     like ssh (default: ssh; words of C are split at spaces, e.g.
+                     "ssh -o BatchMode=yes"). tsmpi must be at the same path on every host
+  --launcher-host A  the name or address at which the other hosts reach this one (default:
+                     hostname; give one when it resolves to 127.0.1.1 or to the wrong network)
   --help-env         list the TSMPI_* variables with defaults and ranges
   --version          print the versions of tsmpi and Node.js
   -h, --help         this text
+
+Several hosts: ranks reach the launcher's PMI service over TCP and must present the job's
+random secret (passed in their environment, never on a command line); a connection without it
+is closed unanswered. A rank that fails on any host, or a host whose agent stops answering
+for 4 s, ends the job naming the rank or host; each host's agent stops its ranks and removes
+that host's shared segments when the job ends or the launcher goes away.
 
 On --timeout, SIGINT or SIGTERM, each rank prints the MPI call it is blocked in and its pending
 sends and receives before the job is stopped (kill -USR2 <pid> asks one rank for the same).
 Tracing: DEBUG=tsmpi:* (namespaces tsmpi:pmi, tsmpi:pmi:wire, tsmpi:mpid, tsmpi:match,
 tsmpi:protocol, tsmpi:coll, tsmpi:shmem, tsmpi:sci); each line of a rank carries [rank N].
+DEBUG=tsmpiexec traces the launcher itself (the job id, where the ranks go).
 `;
 
 const MAX_RANKS = 1024;
 
 /** Flags that take a value; each may be written `flag value` or `flag=value`. */
 const RANKS_FLAGS = ['-n', '-np', '--np', '-c'];
-const VALUE_FLAGS = new Set([...RANKS_FLAGS, '--timeout', '-x', '--sci-nodes']);
+const VALUE_FLAGS = new Set([...RANKS_FLAGS, '--timeout', '-x', '--sci-nodes', '--hosts', '--hostfile', '--launcher-exec', '--launcher-host']);
 
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
   let nprocs: number | null = null;
@@ -62,6 +90,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   let tagOutput = false;
   let pmiPort = false;
   let sciNodes: number | null = null;
+  let hostList: string | null = null;
+  let hostfile: string | null = null;
+  let launcherExec: string[] = ['ssh'];
+  let launcherHost: string | null = null;
   const exports = new Map<string, string>();
   let i = 0;
   while (i < argv.length) {
@@ -84,6 +116,10 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       if (RANKS_FLAGS.includes(flag)) nprocs = parseRanks(flag, value);
       else if (flag === '--timeout') timeoutSeconds = parseSeconds(`--timeout ${value}`, value);
       else if (flag === '-x') addExport(exports, value, env);
+      else if (flag === '--hosts') hostList = value;
+      else if (flag === '--hostfile') hostfile = value;
+      else if (flag === '--launcher-exec') launcherExec = parseLauncherExec(value);
+      else if (flag === '--launcher-host') launcherHost = parseLauncherHost(value);
       else sciNodes = parseCount('--sci-nodes', value);
       continue;
     }
@@ -104,9 +140,24 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (sciNodes !== null && sciNodes > nprocs) {
     throw new UsageError(`--sci-nodes ${sciNodes}: cannot split ${nprocs} rank${nprocs === 1 ? '' : 's'} into ${sciNodes} nodes (each node needs a rank)`);
   }
+  if (hostList !== null && hostfile !== null) throw new UsageError('--hosts and --hostfile: give one of them, not both');
+  let hosts: HostSlot[] | null = null;
+  try {
+    if (hostList !== null) hosts = parseHostList(hostList);
+    else if (hostfile !== null) hosts = readHostfile(hostfile);
+  } catch (e) {
+    if (e instanceof HostListError) throw new UsageError(e.message);
+    throw e;
+  }
+  if (hosts !== null && sciNodes !== null) {
+    throw new UsageError('--sci-nodes emulates nodes on this host; it cannot be combined with --hosts or --hostfile');
+  }
+  if (hosts !== null && pmiPort) {
+    throw new UsageError('--pmi-port is implied with --hosts or --hostfile (ranks connect to the launcher over TCP); leave it out');
+  }
   return {
     kind: 'launch',
-    options: { nprocs, timeoutSeconds, exports, tagOutput, pmiPort, sciNodes, command, args: argv.slice(i + 1) },
+    options: { nprocs, timeoutSeconds, exports, tagOutput, pmiPort, sciNodes, hosts, launcherExec, launcherHost, command, args: argv.slice(i + 1) },
   };
 }
 
@@ -141,6 +192,19 @@ function parseCount(flag: string, text: string): number {
   const k = Number(text);
   if (!/^\d+$/.test(text) || k < 1 || k > MAX_RANKS) throw new UsageError(`${flag} ${text}: expected an integer in [1, ${MAX_RANKS}]`);
   return k;
+}
+
+function parseLauncherExec(text: string): string[] {
+  const words = text.split(/\s+/).filter((w) => w !== '');
+  if (words.length === 0) throw new UsageError('--launcher-exec needs a command (e.g. ssh, or a path to an ssh stand-in)');
+  return words;
+}
+
+function parseLauncherHost(text: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(text) && !/^\[?[0-9A-Fa-f:.]+\]?$/.test(text)) {
+    throw new UsageError(`--launcher-host ${JSON.stringify(text)}: expected a host name or an IP address`);
+  }
+  return text.replace(/^\[(.*)\]$/, '$1');
 }
 
 function addExport(exports: Map<string, string>, spec: string, env: NodeJS.ProcessEnv): void {

@@ -40,6 +40,6 @@ export function resolveExecutable(command: string, env: NodeJS.ProcessEnv = proc
   return null;
 }
 
-function quoteForShell(word: string): string {
+export function quoteForShell(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

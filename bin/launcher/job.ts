@@ -4,13 +4,20 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import createDebug from 'debug';
 import { addon } from '../../src/native/addon.js';
 import { PmiServer } from '../../src/pmi/index.js';
+import { newSecret } from '../../src/pmi/auth.js';
 import { sweepJobSegments } from '../../src/common/segment-names.js';
 import { cardKey, decodeCard } from '../../src/mpid/business-card.js';
 import { STATE_SIGNAL } from '../../src/mpid/state-request.js';
 import type { LaunchOptions } from './args.js';
-import { forwardLines } from './output.js';
+import { placeRanks } from './hosts.js';
+import { forwardLines, writeLines } from './output.js';
+import { HostAgents, hostPort, listenTcp } from './remote.js';
+
+/** The launcher's own trace (DEBUG=tsmpiexec): the job id and where the ranks go. */
+const trace = createDebug('tsmpiexec');
 
 /** How long ranks get after SIGTERM before SIGKILL; a failed job must be down within 1 s. */
 const KILL_GRACE_MS = 500;
@@ -29,12 +36,16 @@ const REPORT_END = /^tsmpi: rank (\d+) \(pid \d+\): \d+ pending requests?, \d+ u
  */
 export const PMI_FD_NUMBER = 20;
 
+/** A rank of the job, started here or by a host agent. */
 interface Rank {
   readonly rank: number;
-  readonly child: ChildProcess;
   exited: boolean;
   /** Resolves when the process has exited and its output is fully forwarded. */
   readonly done: Promise<void>;
+  /** Signals the rank's process group. */
+  kill(signal: NodeJS.Signals): void;
+  /** Signals process `pid` on the rank's host (the rank's own pid, behind any wrapper). */
+  signalPid(pid: number, signal: NodeJS.Signals): void;
 }
 
 type Ending =
@@ -53,6 +64,9 @@ export class Job {
   private ending: Ending | null = null;
   private listener: net.Server | null = null;
   private socketPath: string | null = null;
+  /** The agents of a multi-host job (--hosts, --hostfile); null when every rank starts here. */
+  private agents: HostAgents | null = null;
+  private tcpListener: net.Server | null = null;
   /** Ranks asked for their state whose report has not come yet, and who to tell when it has. */
   private readonly reportsDue = new Set<number>();
   private reportsDone: (() => void) | null = null;
@@ -84,14 +98,20 @@ export class Job {
       void this.reportThenStop('SIGTERM');
     }, timeoutSeconds * 1000);
     try {
-      for (let r = 0; r < nprocs && this.ending === null; r++) this.ranks.push(this.start(r));
+      if (this.options.hosts !== null) {
+        this.ranks.push(...await this.startOnHosts());
+      } else {
+        for (let r = 0; r < nprocs && this.ending === null; r++) this.ranks.push(this.start(r));
+      }
       await Promise.all(this.ranks.map((r) => r.done));
     } finally {
       if (timer) clearTimeout(timer);
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
+      await this.agents?.end();
       this.server.close();
       this.listener?.close();
+      this.tcpListener?.close();
       if (this.socketPath) fs.rmSync(this.socketPath, { force: true });
       sweepJobSegments(this.jobId);
     }
@@ -111,6 +131,35 @@ export class Job {
     });
     fs.chmodSync(this.socketPath, 0o600);
     this.listener = server;
+  }
+
+  /**
+   * Starts the ranks over the hosts through one agent per host (bin/launcher/agent.ts). PMI is
+   * served over TCP here, only to connections that present the job's secret.
+   */
+  private async startOnHosts(): Promise<Rank[]> {
+    const { nprocs, command, args, exports, tagOutput, launcherExec } = this.options;
+    const launcherHost = this.options.launcherHost ?? os.hostname();
+    const secret = newSecret();
+    const tcp = net.createServer();
+    this.tcpListener = tcp;
+    const pmiPort = await listenTcp(tcp);
+    this.server.listenAuthenticated(tcp, secret);
+    const prefix = (rank: number) => (tagOutput ? `[${rank}] ` : '');
+    this.agents = new HostAgents({
+      exit: (rank, pid, code, signal, host) => this.onExit(rank, pid, code, signal, host),
+      fail: (message, exitCode) => this.fail(message, exitCode),
+      output: (rank, fd, text) => {
+        writeLines(fd === 1 ? process.stdout : process.stderr, text, prefix(rank));
+        if (fd === 2) this.noticeReports(text);
+      },
+    }, secret, launcherExec, launcherHost);
+    const placement = placeRanks(this.options.hosts!, nprocs);
+    trace('job %s: PMI on TCP port %d; %s', this.jobId, pmiPort,
+      [...placement].map(([host, ranks]) => `${host}: ranks ${ranks.join(',')}`).join('; '));
+    return this.agents.start(placement, {
+      pmiPort: `${hostPort(launcherHost, pmiPort)}`, jobId: this.jobId, size: nprocs, command, args, cwd: process.cwd(),
+    }, exports);
   }
 
   private start(rank: number): Rank {
@@ -149,8 +198,9 @@ export class Job {
     ];
     const entry: Rank = {
       rank,
-      child,
       exited: false,
+      kill: (signal) => killGroup(child, signal),
+      signalPid: (pid, signal) => process.kill(pid, signal),
       done: new Promise<void>((resolve) => {
         child.on('error', (err) => {
           entry.exited = true;
@@ -167,14 +217,15 @@ export class Job {
     return entry;
   }
 
-  private onExit(rank: number, pid: number, code: number | null, signal: NodeJS.Signals | null): void {
+  private onExit(rank: number, pid: number, code: number | null, signal: NodeJS.Signals | null, host?: string): void {
     if (this.ending !== null) return;
+    const who = `rank ${rank} (pid ${pid}${host === undefined ? '' : ` on host ${host}`})`;
     if (signal !== null) {
-      this.fail(`rank ${rank} (pid ${pid}) was killed by signal ${signal}`, 128 + (os.constants.signals[signal] ?? 0));
+      this.fail(`${who} was killed by signal ${signal}`, 128 + (os.constants.signals[signal] ?? 0));
     } else if (code !== 0) {
-      this.fail(`rank ${rank} (pid ${pid}) exited with status ${code}`, code ?? 1);
+      this.fail(`${who} exited with status ${code}`, code ?? 1);
     } else if (this.server.isActive(rank)) {
-      this.fail(`rank ${rank} (pid ${pid}) exited with status 0 without calling MPI.Finalize`, 1);
+      this.fail(`${who} exited with status 0 without calling MPI.Finalize`, 1);
     }
   }
 
@@ -215,7 +266,7 @@ export class Job {
         continue;
       }
       try {
-        process.kill(pid, STATE_SIGNAL);
+        r.signalPid(pid, STATE_SIGNAL);
         this.reportsDue.add(r.rank);
       } catch {
         // Exited meanwhile.
@@ -259,9 +310,9 @@ export class Job {
   }
 
   private stopAll(signal: NodeJS.Signals): void {
-    for (const r of this.alive()) killGroup(r.child, signal);
+    for (const r of this.alive()) r.kill(signal);
     setTimeout(() => {
-      for (const r of this.alive()) killGroup(r.child, 'SIGKILL');
+      for (const r of this.alive()) r.kill('SIGKILL');
     }, KILL_GRACE_MS).unref();
   }
 }

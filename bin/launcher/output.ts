@@ -29,6 +29,11 @@ export function forwardLines(from: Readable, to: Writable, prefix: string, watch
   });
 }
 
+/** Writes whole lines (ending in a newline), each with `prefix`. */
+export function writeLines(to: Writable, text: string, prefix: string): void {
+  to.write(prefix === '' ? text : prefixLines(text, prefix));
+}
+
 function prefixLines(text: string, prefix: string): string {
   return prefix + text.slice(0, -1).split('\n').join(`\n${prefix}`) + '\n';
 }

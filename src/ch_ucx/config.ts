@@ -27,3 +27,34 @@ export interface UcxConfig {
 export function readUcxConfig(env: NodeJS.ProcessEnv): UcxConfig {
   return { eagerMax: UCX_EAGER_MAX.read(env), staging: UCX_STAGING.read(env) };
 }
+
+/**
+ * UCX settings tsmpi chooses when the user has not. With UCX's own defaults a rank waiting for
+ * a peer on a host that dropped off the network waits for minutes: TCP sends keepalive probes
+ * only after 10 s idle, and UCP's keepalive (a message every 20 s per endpoint) puts data on
+ * the socket, which turns TCP's keepalive off and leaves the connection retransmitting for
+ * net.ipv4.tcp_retries2 (about 15 minutes). So UCP's keepalive is off, and TCP's probes start
+ * after 2 s idle, every second, three of them: the endpoint to a lost host fails about 5 s
+ * after the link went down (UCS_ERR_ENDPOINT_TIMEOUT), and the waiting rank gets PeerLostError
+ * naming the host. (Data already in flight at the cut is retransmitted instead: TCP gives up
+ * only after tcp_retries2; under tsmpiexec the launcher's heartbeat ends such a job anyway.)
+ * UCX_TLS leaves out shared-memory transports: ch_shmem carries the ranks of one host, and UCX
+ * decides "same machine" by boot id, which containers and namespaces share.
+ */
+export const UCX_ENV_DEFAULTS: Readonly<Record<string, string>> = {
+  UCX_TLS: '^sm',
+  UCX_KEEPALIVE_INTERVAL: 'inf',
+  UCX_TCP_KEEPIDLE: '2s',
+  UCX_TCP_KEEPINTVL: '1s',
+  UCX_TCP_KEEPCNT: '3',
+};
+
+/**
+ * Sets each of UCX_ENV_DEFAULTS in `target` (the process environment, which UCX reads when its
+ * context is created) unless the user set it, in the job's environment or in this process's.
+ */
+export function applyUcxEnvDefaults(jobEnv: NodeJS.ProcessEnv, target: NodeJS.ProcessEnv = process.env): void {
+  for (const [name, value] of Object.entries(UCX_ENV_DEFAULTS)) {
+    if (jobEnv[name] === undefined && target[name] === undefined) target[name] = value;
+  }
+}

@@ -4,7 +4,7 @@ import {
   addon, ucxProbe, UCX_FEATURE_AM, UCX_FEATURE_AMO32, UCX_FEATURE_AMO64, UCX_FEATURE_RMA, UCX_FEATURE_WAKEUP,
   type UcxEndpoint,
 } from '../native/addon.js';
-import { readUcxConfig } from './config.js';
+import { applyUcxEnvDefaults, readUcxConfig } from './config.js';
 import { UcxDevice } from './device.js';
 import { UCX_MEMORY } from './rma.js';
 
@@ -39,7 +39,7 @@ export const ucxDescriptor: DeviceDescriptor = {
       if (world.forced === NAME) throw new BootstrapError(`TSMPI_DEVICE=ucx, but UCX cannot be used here: ${probe.reason}`);
       return null;
     }
-    if (world.env.UCX_TLS === undefined && process.env.UCX_TLS === undefined) process.env.UCX_TLS = '^sm';
+    applyUcxEnvDefaults(world.env);
     const config = readUcxConfig(world.env);
     const context = addon.ucxContextCreate({
       features: UCX_FEATURE_AM | UCX_FEATURE_RMA | UCX_FEATURE_AMO32 | UCX_FEATURE_AMO64 | UCX_FEATURE_WAKEUP,

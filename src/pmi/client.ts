@@ -2,6 +2,7 @@ import createDebug from 'debug';
 import { PmiError } from '../common/errors.js';
 import { tagTraceWithRank } from '../common/trace-rank.js';
 import { addon } from '../native/addon.js';
+import { authLine, SECRET_ENV } from './auth.js';
 import { inheritedSocketProblem, PMI_FD_ADVICE } from './inherited-fd.js';
 import { FdLineChannel } from './transport.js';
 import { formatLine, parseLine, type PmiMessage } from './wire.js';
@@ -61,6 +62,10 @@ export class PmiClient {
     }
     if (port !== null) {
       const channel = new FdLineChannel(connectToPort(port), `PMI_PORT=${port}`);
+      // tsmpiexec across hosts serves PMI over TCP only to connections that present the job's
+      // secret; other process managers (hydra, Slurm) set no secret and get no auth line.
+      const secret = env[SECRET_ENV];
+      if (secret !== undefined && secret !== '') PmiClient.authenticate(channel, secret, port);
       const id = env.PMI_ID ?? env.PMI_RANK;
       if (id === undefined) {
         const rank = parseIntField('PMI_RANK', env.PMI_RANK ?? '0', 0);
@@ -93,6 +98,23 @@ export class PmiClient {
     tagTraceWithRank(rank);
     trace('rank %d of %d, kvs %s, maxes %o', rank, size, kvsname, maxes);
     return new PmiClient(channel, rank, size, maxes, kvsname);
+  }
+
+  /** Presents the job's secret; tsmpiexec answers auth_result, or closes the connection on a wrong one. */
+  private static authenticate(channel: FdLineChannel, secret: string, port: string): void {
+    wire('-> cmd=auth role=rank secret=(%d characters)', secret.length);
+    channel.send(authLine(secret, 'rank'));
+    let line: string;
+    try {
+      line = channel.receive();
+    } catch (e) {
+      throw new PmiError(`PMI: the process manager at PMI_PORT=${port} refused this rank: the job's secret ` +
+        `(${SECRET_ENV} in the environment) is not the one it expects; was the rank started by another ` +
+        'tsmpiexec, or was the variable changed?', { cause: e });
+    }
+    wire('<- %s', line.trimEnd());
+    const reply = parseLine(line);
+    if (reply.cmd !== 'auth_result' || reply.fields.get('rc') !== '0') throw replyError('auth', reply, 'expected cmd=auth_result rc=0');
   }
 
   /** PMI_PORT mode: identify with PMI_ID; the server answers initack and then `set` lines. */

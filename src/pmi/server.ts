@@ -1,5 +1,6 @@
 import net from 'node:net';
 import createDebug from 'debug';
+import { acceptAuthenticated } from './auth.js';
 import { formatLine, LineSplitter, parseLine, type PmiMessage } from './wire.js';
 
 /** Every PMI line, tagged with the rank it goes to or comes from (the launcher's side of tsmpi:pmi:wire). */
@@ -41,8 +42,11 @@ export class PmiServer {
 
   constructor(private readonly options: PmiServerOptions) {}
 
-  /** Serves one rank's connection; rank null means it will identify itself with initack. */
-  attach(socket: net.Socket, rank: number | null): void {
+  /**
+   * Serves one rank's connection; rank null means it will identify itself with initack.
+   * `already` is what arrived before the connection was handed here (after an auth line).
+   */
+  attach(socket: net.Socket, rank: number | null, already = ''): void {
     const client: Client = { rank, socket, acked: false, initialized: false, finalized: false };
     this.clients.push(client);
     const lines = new LineSplitter();
@@ -51,11 +55,24 @@ export class PmiServer {
       for (const line of lines.push(chunk)) this.handleLine(client, line);
     });
     socket.on('error', () => socket.destroy());
+    if (already !== '') for (const line of lines.push(already)) this.handleLine(client, line);
   }
 
-  /** Serves the PMI_PORT connections that arrive on a listening socket. */
+  /** Serves the PMI_PORT connections that arrive on a listening socket (a private Unix socket). */
   listen(server: net.Server): void {
     server.on('connection', (socket) => this.attach(socket, null));
+  }
+
+  /**
+   * Serves connections on a TCP socket that anyone may reach: each must first present the
+   * job's secret (src/pmi/auth.ts), is told `auth_result rc=0`, and is then served as on
+   * PMI_PORT; any other connection is closed without a reply, not even the kvsname.
+   */
+  listenAuthenticated(server: net.Server, secret: string, onRefused?: (why: string) => void): void {
+    acceptAuthenticated(server, secret, 'rank', (socket, rest) => {
+      socket.write(formatLine('auth_result', { rc: 0 }));
+      this.attach(socket, null, rest);
+    }, onRefused);
   }
 
   /** Whether `rank` started PMI (init) and has not yet finalized: exiting now is a failure. */
