@@ -1,3 +1,4 @@
+// Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import {
   ALL_ATOMICS, ALL_WIDTHS, MEM_CPU_ATOMICS, MEM_LOAD_STORE, type MemoryCapabilities, type RegisteredMemory, type RmaService,
 } from '../mpid/memory.js';
