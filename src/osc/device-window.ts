@@ -6,8 +6,8 @@ import type { World } from '../mpid/world.js';
 import { AtomicViews } from './atomic.js';
 import type { WindowComm } from './channel.js';
 import type { RemotePart } from './device-rma.js';
-import { initLockArea, type LockArea, lockAreaBytes, type LockPolicy } from './lock-area.js';
-import { LOCK_AGENT, LOCK_CPU, LOCK_DEVICE } from './select.js';
+import { initLockArea, type LockArea, lockAreaBytes } from './lock-area.js';
+import { LOCK_AGENT, LOCK_CPU, LOCK_DEVICE, type LockPolicy } from './select.js';
 import type { Part, WindowMemory } from './window-memory.js';
 
 /** Parts in a group's segment start on cache-line boundaries. */

@@ -10,5 +10,5 @@ export type { HeldRequest } from './agent.js';
 export * from './codes.js';
 export { ACC, CAS, GET, GET_ACC, PUT } from './wire.js';
 export { exposeUserMemory, removeUserMemory } from './exposed.js';
-export type { LockPolicy } from './lock-area.js';
+export type { LockPolicy } from './select.js';
 export type { MethodSetting } from './select.js';

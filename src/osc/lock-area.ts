@@ -1,7 +1,7 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import { ATOMIC_ADD, ATOMIC_CSWAP, type RemoteAccessMemory, type RmaService } from '../mpid/memory.js';
 import { LOCK_EXCLUSIVE } from './codes.js';
-import { LOCK_AGENT, LOCK_CPU, LOCK_DEVICE } from './select.js';
+import { LOCK_AGENT, LOCK_CPU, LOCK_DEVICE, type LockPolicy } from './select.js';
 
 /**
  * The passive-target lock of one window part and the serialisation of read-modify-writes on
@@ -63,7 +63,6 @@ const B_AT = 16;
 export const WRITER = 1 << 30;
 export const MODE_CPU = 0;
 export const MODE_DEVICE = 1;
-export type LockPolicy = 'migrate' | 'cpu' | 'device';
 
 /** Bytes of one area for a window of `n` ranks (whole cache lines). */
 export function lockAreaBytes(n: number): number {

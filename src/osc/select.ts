@@ -2,7 +2,6 @@
 import {
   hasFlags, MEM_CPU_ATOMICS, MEM_EXPORTED, MEM_LOAD_STORE, type MemoryCapabilities,
 } from '../mpid/memory.js';
-import type { LockPolicy } from './lock-area.js';
 
 /**
  * The access method of each target, chosen from the capabilities of the memory through which
@@ -46,6 +45,8 @@ export const ACCESS_DEVICE = 3;
 export const UPDATES_DEVICE = 3;
 
 export type MethodSetting = 'auto' | 'emulated' | 'gather';
+/** TSMPI_RMA_LOCK_POLICY: research 004's migration between cpu and device mode, or one mode for good. */
+export type LockPolicy = 'migrate' | 'cpu' | 'device';
 
 export interface TargetMethod {
   /** How Put and Get reach the target (ACCESS_*). */

@@ -2,7 +2,8 @@ import type { ExposedMemory, MappedMemory, MemoryCapabilities, RemoteAccessMemor
 import type { World } from '../mpid/world.js';
 import { AtomicViews } from './atomic.js';
 import type { WindowComm } from './channel.js';
-import { initLockArea, type LockArea, lockAreaBytes, type LockPolicy } from './lock-area.js';
+import { initLockArea, type LockArea, lockAreaBytes } from './lock-area.js';
+import type { LockPolicy } from './select.js';
 import { cpuAtomics, exportedReach, selectLock } from './select.js';
 
 /** Parts of a node-segment window start on cache-line boundaries. */

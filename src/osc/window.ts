@@ -13,7 +13,8 @@ import { DirectAccess } from './direct.js';
 import { EpochTracker } from './epoch.js';
 import { exposedMemoryOf } from './exposed.js';
 import { GatheredRequests } from './gathered.js';
-import { LockAreas, type LockPolicy } from './lock-area.js';
+import { LockAreas } from './lock-area.js';
+import type { LockPolicy } from './select.js';
 import { LockGrants } from './lock-grants.js';
 import { RemotePut } from './remote-put.js';
 import {
