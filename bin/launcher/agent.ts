@@ -17,6 +17,7 @@ import type { Readable } from 'node:stream';
 import { sweepJobSegments } from '../../src/common/segment-names.js';
 import { authLine, SECRET_ENV } from '../../src/pmi/auth.js';
 import { readMessages, sendMessage, type AgentConfig, type ToAgent } from './agent-wire.js';
+import { killGroup, onWholeLines } from './output.js';
 
 /** How long ranks get after SIGTERM before SIGKILL when the agent stops them on its own. */
 const KILL_GRACE_MS = 500;
@@ -164,24 +165,7 @@ class Agent {
 
   /** Sends whole lines of a rank's stream; a last line without a newline when the stream ends. */
   private forward(rank: number, from: Readable, fd: 1 | 2): Promise<void> {
-    from.setEncoding('utf8');
-    let pending = '';
-    from.on('data', (chunk: string) => {
-      const text = pending + chunk;
-      const end = text.lastIndexOf('\n');
-      if (end < 0) {
-        pending = text;
-        return;
-      }
-      pending = text.slice(end + 1);
-      this.send({ t: 'out', rank, fd, text: text.slice(0, end + 1) });
-    });
-    return new Promise((resolve) => {
-      from.on('close', () => {
-        if (pending !== '') this.send({ t: 'out', rank, fd, text: `${pending}\n` });
-        resolve();
-      });
-    });
+    return onWholeLines(from, (text) => this.send({ t: 'out', rank, fd, text }));
   }
 
   private send(m: Parameters<typeof sendMessage>[1]): void {
@@ -213,19 +197,6 @@ class Agent {
 
   private say(text: string): void {
     process.stderr.write(`tsmpi agent on ${this.config.host}: ${text}\n`);
-  }
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {
-      // Already gone.
-    }
   }
 }
 

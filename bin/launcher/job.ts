@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -13,7 +13,7 @@ import { cardKey, decodeCard } from '../../src/mpid/business-card.js';
 import { STATE_SIGNAL } from '../../src/mpid/state-request.js';
 import type { LaunchOptions } from './args.js';
 import { placeRanks } from './hosts.js';
-import { forwardLines, writeLines } from './output.js';
+import { forwardLines, killGroup, writeLines } from './output.js';
 import { HostAgents, hostPort, listenTcp } from './remote.js';
 
 /** The launcher's own trace (DEBUG=tsmpiexec): the job id and where the ranks go. */
@@ -314,19 +314,6 @@ export class Job {
     setTimeout(() => {
       for (const r of this.alive()) r.kill('SIGKILL');
     }, KILL_GRACE_MS).unref();
-  }
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {
-      // Already gone.
-    }
   }
 }
 
