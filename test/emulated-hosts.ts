@@ -19,7 +19,8 @@ export function whyNoHosts(): string | null {
 }
 
 /**
- * Brings hosts h1..hK up (idempotent) and heals any link another test left cut, so a scenario
+ * Brings hosts h1..hK up (idempotent) and heals any link another test left cut (and the
+ * neighbour entries a cut left behind), so a scenario
  * never times out on a leftover. Under a lock, because two test files bringing hosts up at once
  * race for the same namespaces; `flock -o` closes the lock before the script runs, or each
  * host's holder process (`sleep infinity`) would inherit it and hold it for good, and the next
@@ -33,4 +34,6 @@ export function bringHostsUp(k: number): void {
     throw new Error(`netns-hosts.sh up ${k} failed (status ${r.status}, signal ${r.signal}): ${r.stderr}${r.error ? ` ${r.error.message}` : ''}`);
   }
   for (let i = 1; i <= k; i++) spawnSync('bash', [NETNS_HOSTS, 'heal', `h${i}`], { timeout: 30_000 });
+  // A host that was cut leaves its peers' neighbour entries FAILED ("No route to host" for the next connection).
+  for (let i = 1; i <= k; i++) spawnSync('bash', [NETNS_HOSTS, 'exec', `h${i}`, 'ip', 'neigh', 'flush', 'all'], { timeout: 30_000 });
 }

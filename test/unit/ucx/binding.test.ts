@@ -305,19 +305,21 @@ describe('UCX binding: arguments and handles', { skip }, () => {
         }
       };
       round(20_000); // warm-up: connection, optimised code
+      const MEASURED = 300_000;
       let collections = 0;
       const observer = new PerformanceObserver((list) => void (collections += list.getEntries().length));
       observer.observe({ entryTypes: ['gc'] });
       await new Promise((r) => setImmediate(r));
       const before = process.memoryUsage().heapUsed;
-      round(100_000);
+      round(MEASURED);
       const grown = process.memoryUsage().heapUsed - before;
       await new Promise((r) => setTimeout(r, 50)); // gc entries are delivered asynchronously
       observer.disconnect();
       assert.ok(sum > 0);
-      // 100,000 messages at even 16 bytes each would be 1.6 MB of garbage and young-generation
-      // collections; what remains is noise of the runtime.
-      assert.ok(collections === 0 && grown < 256 * 1024, `${collections} collections, heap grew ${grown} bytes over 100,000 messages`);
+      // 300,000 messages at even 16 bytes each would be 4.8 MB of garbage: several young-generation
+      // collections. One collection is the runtime's own (the test runner and its timers
+      // allocate too; seen with the heap grown by under 3 KB); what remains is noise.
+      assert.ok(collections <= 1 && grown < 256 * 1024, `${collections} collections, heap grew ${grown} bytes over ${MEASURED} messages`);
     } finally {
       p.close();
     }
