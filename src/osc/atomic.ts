@@ -107,22 +107,14 @@ export class AtomicViews {
       return true;
     }
     if (x === null) return false;
+    // One loop per op, so the op is decided once; a result, when wanted, is one store more.
     let i = 0;
-    if (r === null) {
-      // Accumulate: no result wanted.
-      if (op === OP_SUM) for (; i < count; i++) Atomics.add(a, at + i, x[i]!);
-      else if (op === OP_BAND) for (; i < count; i++) Atomics.and(a, at + i, x[i]!);
-      else if (op === OP_BOR) for (; i < count; i++) Atomics.or(a, at + i, x[i]!);
-      else if (op === OP_BXOR) for (; i < count; i++) Atomics.xor(a, at + i, x[i]!);
-      else if (op === OP_REPLACE) for (; i < count; i++) Atomics.store(a, at + i, x[i]!);
-      else return false;
-      return true;
-    }
-    if (op === OP_SUM) for (; i < count; i++) r[i] = Atomics.add(a, at + i, x[i]!);
-    else if (op === OP_BAND) for (; i < count; i++) r[i] = Atomics.and(a, at + i, x[i]!);
-    else if (op === OP_BOR) for (; i < count; i++) r[i] = Atomics.or(a, at + i, x[i]!);
-    else if (op === OP_BXOR) for (; i < count; i++) r[i] = Atomics.xor(a, at + i, x[i]!);
-    else if (op === OP_REPLACE) for (; i < count; i++) r[i] = Atomics.exchange(a, at + i, x[i]!);
+    let old = 0;
+    if (op === OP_SUM) for (; i < count; i++) { old = Atomics.add(a, at + i, x[i]!); if (r !== null) r[i] = old; }
+    else if (op === OP_BAND) for (; i < count; i++) { old = Atomics.and(a, at + i, x[i]!); if (r !== null) r[i] = old; }
+    else if (op === OP_BOR) for (; i < count; i++) { old = Atomics.or(a, at + i, x[i]!); if (r !== null) r[i] = old; }
+    else if (op === OP_BXOR) for (; i < count; i++) { old = Atomics.xor(a, at + i, x[i]!); if (r !== null) r[i] = old; }
+    else if (op === OP_REPLACE) for (; i < count; i++) { old = Atomics.exchange(a, at + i, x[i]!); if (r !== null) r[i] = old; }
     else return false;
     return true;
   }
