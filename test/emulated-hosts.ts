@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { ROOT } from './helpers.js';
+import { ROOT, run } from './helpers.js';
 
 /** ../shared/tools: the emulated hosts (netns-hosts.sh) and their ssh stand-in (netns-ssh). */
 export const NETNS_TOOLS = path.resolve(ROOT, '..', 'shared', 'tools');
@@ -36,4 +36,10 @@ export function bringHostsUp(k: number): void {
   for (let i = 1; i <= k; i++) spawnSync('bash', [NETNS_HOSTS, 'heal', `h${i}`], { timeout: 30_000 });
   // A host that was cut leaves its peers' neighbour entries FAILED ("No route to host" for the next connection).
   for (let i = 1; i <= k; i++) spawnSync('bash', [NETNS_HOSTS, 'exec', `h${i}`, 'ip', 'neigh', 'flush', 'all'], { timeout: 30_000 });
+}
+
+/** tsmpi's segments of job `jobId` (its TSMPI_JOBID) left in a host's own /dev/shm. */
+export async function segmentsOn(host: string, jobId: string): Promise<string[]> {
+  const r = await run('bash', [NETNS_HOSTS, 'exec', host, 'ls', '/dev/shm'], 30_000);
+  return r.stdout.split('\n').filter((name) => name.startsWith(`tsmpi-${jobId}-`));
 }

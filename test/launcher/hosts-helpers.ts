@@ -63,12 +63,6 @@ export function tsmpiexecOnH1(args: readonly string[], limitMs: number, watch: W
   return runOn('h1', [process.execPath, TSMPIEXEC, '--launcher-exec', NETNS_SSH, ...args], limitMs, watch);
 }
 
-/** tsmpi's segments of job `jobId` left in a host's own /dev/shm. */
-export async function segmentsOn(host: string, jobId: string): Promise<string[]> {
-  const r = await run('bash', [NETNS_HOSTS, 'exec', host, 'ls', '/dev/shm'], 30_000);
-  return r.stdout.split('\n').filter((n) => n.startsWith(`tsmpi-${jobId}-`));
-}
-
 /**
  * Takes a host's link down or up again. After a heal, every host forgets the neighbours it
  * failed to reach during the cut: Linux keeps such entries FAILED for a while, and connections

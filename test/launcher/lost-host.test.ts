@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
-import { bringHostsUp, NETNS_SSH } from '../emulated-hosts.js';
+import { bringHostsUp, NETNS_SSH, segmentsOn } from '../emulated-hosts.js';
 import { TSMPIEXEC } from '../helpers.js';
-import { launcherProgram, link, node, runOn, segmentsOn, tsmpiexecOnH1, whyNoMultiHost } from './hosts-helpers.js';
+import { launcherProgram, link, node, runOn, tsmpiexecOnH1, whyNoMultiHost } from './hosts-helpers.js';
 
 /**
  * A host that drops off the network mid-job (`netns-hosts.sh cut h2`) ends the job with an

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { ucxProbe } from '../../src/native/addon.js';
-import { bringHostsUp, NETNS_HOSTS, whyNoHosts } from '../emulated-hosts.js';
+import { bringHostsUp, segmentsOn, whyNoHosts } from '../emulated-hosts.js';
 import { DIST, ROOT, run, type RunResult } from '../helpers.js';
 
 /**
@@ -33,11 +33,6 @@ function srun(nodes: number, n: number, program: string[], limitS: number, env: 
   return run('bash', [SCRIPT, 'run', 'env', ...env, 'timeout', '-k', '5', String(limitS),
     'srun', '--mpi=pmi2', '-N', String(nodes), '-n', String(n), process.execPath, ...program],
   (limitS + 20) * 1000, { cwd: ROOT });
-}
-
-async function segmentsOn(host: string, jobId: string): Promise<string[]> {
-  const r = await run('bash', [NETNS_HOSTS, 'exec', host, 'ls', '/dev/shm'], 30_000, { cwd: ROOT });
-  return r.stdout.split('\n').filter((name) => name.startsWith(`tsmpi-${jobId}-`));
 }
 
 let jobs = 0;

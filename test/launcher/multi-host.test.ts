@@ -4,7 +4,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
 import { ucxProbe } from '../../src/native/addon.js';
-import { bringHostsUp, NETNS_HOSTS, NETNS_SSH, whyNoHosts } from '../emulated-hosts.js';
+import { bringHostsUp, NETNS_HOSTS, NETNS_SSH, segmentsOn, whyNoHosts } from '../emulated-hosts.js';
 import { DIST, ROOT, run, type RunResult } from '../helpers.js';
 
 /**
@@ -25,10 +25,6 @@ function whyNot(): string | false {
 }
 
 const skip = whyNot();
-
-function hosts(...args: string[]): Promise<RunResult> {
-  return run('bash', [HOSTS, ...args], 60_000, { cwd: ROOT });
-}
 
 /**
  * hydra, started on h1 like on a login node, with `n` ranks over `hostList` (`h1,h2` deals the
@@ -53,15 +49,6 @@ function program(name: string): string {
 function assertNoErrors(r: RunResult): void {
   assert.equal(r.status, 0, `exit status ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
   assert.match(r.stdout, /^ No Errors$/m, `no " No Errors" line\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
-}
-
-/**
- * The segments of job `jobId` left in a host's own /dev/shm. Only this job's: the hosts are
- * shared with other test runs, whose live jobs have segments of their own.
- */
-async function segmentsOn(host: string, jobId: string): Promise<string[]> {
-  const r = await hosts('exec', host, 'ls', '/dev/shm');
-  return r.stdout.split('\n').filter((n) => n.startsWith(`tsmpi-${jobId}-`));
 }
 
 /** A job id of this test run's own (TSMPI_JOBID names the job's segments). */

@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
-import { bringHostsUp } from '../emulated-hosts.js';
+import { bringHostsUp, segmentsOn } from '../emulated-hosts.js';
 import { ROOT, tsmpiexec } from '../helpers.js';
 import {
-  launcherProgram, mpiProgram, node, runOn, segmentsOn, tsmpiexecOnH1, whyNoMultiHost, type Watched,
+  launcherProgram, mpiProgram, node, runOn, tsmpiexecOnH1, whyNoMultiHost, type Watched,
 } from './hosts-helpers.js';
 
 /**
