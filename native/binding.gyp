@@ -31,6 +31,7 @@
         'src/ucx_rings.cc',
         'src/ucx_rma.cc',
         'src/ucx_wake.cc',
+        'src/ucx_watch.cc',
         'src/waiter_pool.cc',
       ],
       'conditions': [

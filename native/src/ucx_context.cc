@@ -202,6 +202,11 @@ Napi::Value WorkerCreate(const Napi::CallbackInfo& info) {
     am.cb = OnAmMessage;
     am.arg = w;
     st = api.worker_set_am_recv_handler(h, &am);
+    if (st == UCS_OK) {
+      am.id = kBeatId;
+      am.cb = OnBeat;
+      st = api.worker_set_am_recv_handler(h, &am);
+    }
     if (st != UCS_OK) {
       api.worker_destroy(h);
       delete w;

@@ -68,6 +68,7 @@ const char* const kFunctions[] = {
     "ucxAmDiscard", "ucxProgress", "ucxMemMap", "ucxMemAddress", "ucxMemUnmap", "ucxRkeyPack",
     "ucxRkeyUnpack", "ucxRkeyDestroy", "ucxPut", "ucxGet", "ucxAtomic", "ucxEpFlush", "ucxWorkerFlush",
     "ucxFence", "ucxArm", "ucxWait", "ucxBellAttach", "ucxBellArm", "ucxBellDisarm", "ucxBellDetach", "ucxBellServe", "ucxBellServed",
+    "ucxWatchStart", "ucxWatchStop",
     "ucxStatusName",
 };
 
@@ -108,6 +109,7 @@ void RegisterUcx(Napi::Env env, Napi::Object exports) {
   ucx::RegisterAmExports(env, exports);
   ucx::RegisterRmaExports(env, exports);
   ucx::RegisterWakeExports(env, exports);
+  ucx::RegisterWatchExports(env, exports);
 #else
   exports.Set("ucxBuiltWithUcx", Napi::Boolean::New(env, false));
   exports.Set("ucxProbe", Napi::Function::New(env, Probe, "ucxProbe"));

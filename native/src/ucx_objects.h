@@ -81,6 +81,27 @@ struct Registry;  // ucx_context.cc: an environment's open contexts
 
 // The active-message id every send of the binding uses (the header is the caller's framing).
 constexpr unsigned kAmId = 0;
+// The active-message id of the peer watch's heartbeats (ucx_watch.cc).
+constexpr unsigned kBeatId = 1;
+
+// A worker's peer watch (ucx_watch.cc): whom it beats to, whom it watches, and when it last
+// heard from it. Set by the JavaScript thread and ticked by the relay, both under gUcxLock;
+// the beat callback runs under it too (inside a progress call).
+struct PeerWatch {
+  std::atomic<bool> active{false};
+  Endpoint* beatTo = nullptr;     // the successor's endpoint, or null
+  int32_t self = 0;               // our world rank, in every beat
+  int32_t watched = -1;           // the predecessor's world rank (its endpoint's userId), or -1
+  int64_t periodNs = 0;
+  int64_t timeoutNs = 0;
+  int64_t nextBeatNs = 0;
+  bool reported = false;          // the silence was reported once
+  std::atomic<int64_t> lastHeardNs{0};
+  std::atomic<bool> byeHeard{false};
+  std::atomic<uint32_t> heard{0};
+  int32_t beatHeader[2] = {0, 0};  // what UCX may still read of a queued beat
+  int32_t byeHeader[2] = {0, 0};
+};
 
 struct Context : Handle {
   Context() : Handle(Kind::kContext) {}
@@ -114,6 +135,7 @@ struct Worker : Handle {
   uint32_t epFailures = 0;
   uint32_t dropped = 0;
   Relay* relay = nullptr;
+  PeerWatch watch;
   bool tearingDown = false;        // environment teardown: references die with it
 };
 
@@ -234,12 +256,26 @@ uint32_t StopRelay(Napi::Env env, Worker* w);
 // Releases every descriptor the worker still holds (ucx_am.cc).
 void ReleaseDescs(Worker* w);
 
+// ------------------------------------------------------------------ peer watch (ucx_watch.cc)
+
+// The handler of kBeatId.
+ucs_status_t OnBeat(void* arg, const void* header, size_t headerLength, void* data, size_t length,
+                    const ucp_am_recv_param_t* param);
+// When the relay should tick next (monotonic ns), or -1 while no watch runs.
+int64_t WatchNextNs(Worker* w);
+// The relay's tick, under gUcxLock: beat, progress, check the silence. True: ring the rank's
+// doorbell (a peer is lost, or events are pending that the rank's armed fd would have reported).
+bool WatchTick(Worker* w, int64_t nowNs, bool fdWatched);
+// Wakes the worker's relay thread so it sees a changed watch (ucx_wake.cc).
+void WakeRelay(Worker* w);
+
 // ------------------------------------------------------------------ registration (ucx_exports.cc)
 
 void RegisterContextExports(Napi::Env env, Napi::Object exports);  // ucx_context.cc
 void RegisterAmExports(Napi::Env env, Napi::Object exports);       // ucx_am.cc
 void RegisterRmaExports(Napi::Env env, Napi::Object exports);      // ucx_rma.cc
 void RegisterWakeExports(Napi::Env env, Napi::Object exports);     // ucx_wake.cc
+void RegisterWatchExports(Napi::Env env, Napi::Object exports);    // ucx_watch.cc
 
 }  // namespace ucx
 }  // namespace tsmpi

@@ -37,6 +37,9 @@
 // the rank drains (single producer at a time: the lock; HEADs published with release stores).
 // The rank's message path pays the lock only; the relay's look every kServeCheckUs is one
 // load and a poll() timeout.
+//
+// Watching (ucx_watch.cc): while a peer watch runs, the relay also ticks it every period, under
+// gUcxLock: a heartbeat out, the worker progressed, the watched peer's silence checked.
 #if TSMPI_HAVE_UCX
 
 #include <errno.h>
@@ -112,17 +115,42 @@ void Serve(Relay* r) {
   r->served.fetch_add(1, std::memory_order_relaxed);
 }
 
+// The peer watch's tick (ucx_watch.cc) when it is due; shortens `timeout` to the next one.
+void TickWatch(Relay* r, timespec*& timeout, timespec& until) {
+  int64_t next = WatchNextNs(r->worker);
+  if (next < 0) return;
+  int64_t now = MonotonicNowNs();
+  if (now >= next && LockOrStop(r)) {
+    bool ring = WatchTick(r->worker, now, r->watching.load());
+    gUcxLock.unlock();
+    if (ring) {
+      r->watching.store(false);  // the rank wakes, progresses and arms again
+      Ring(r->cell);
+      r->rings.fetch_add(1);
+    }
+    next = WatchNextNs(r->worker);
+    if (next < 0) return;
+  }
+  int64_t left = next > now ? next - now : 0;
+  if (timeout == nullptr || left < timeout->tv_sec * 1000000000LL + timeout->tv_nsec) {
+    until = {static_cast<time_t>(left / 1000000000LL), static_cast<long>(left % 1000000000LL)};
+    timeout = &until;
+  }
+}
+
 void RelayLoop(Relay* r) {
   pollfd fds[2] = {{r->ctl, POLLIN, 0}, {r->efd, POLLIN, 0}};
   uint32_t seen = gUcxCalls.load(std::memory_order_relaxed);
   while (!r->stop.load()) {
+    timespec period = {0, kServeCheckUs * 1000};
+    timespec until = {0, 0};
+    timespec* timeout = nullptr;
+    TickWatch(r, timeout, until);
     bool watch = r->watching.load();
     bool watchFd = watch;
-    timespec period = {0, kServeCheckUs * 1000};
-    timespec* timeout = nullptr;
     if (!watch && r->serving.load()) {
       uint32_t calls = gUcxCalls.load(std::memory_order_relaxed);
-      timeout = &period;
+      if (timeout == nullptr || timeout->tv_sec > 0 || timeout->tv_nsec > period.tv_nsec) timeout = &period;
       if (calls != seen) {
         seen = calls;  // the rank is in MPI and progresses itself: look again later
       } else if (LockOrStop(r)) {
@@ -273,6 +301,10 @@ Napi::Value BellDetach(const Napi::CallbackInfo& info) {
 }
 
 }  // namespace
+
+void WakeRelay(Worker* w) {
+  if (w->relay != nullptr) Kick(w->relay);
+}
 
 uint32_t StopRelay(Napi::Env env, Worker* w) {
   Relay* r = w->relay;

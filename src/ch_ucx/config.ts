@@ -19,13 +19,28 @@ export const UCX_STAGING = declareInt({
   default: 64, min: 1, max: 4096,
 });
 
+/**
+ * The peer watch (native/src/ucx_watch.cc): each rank beats to its successor in rank order and
+ * watches its predecessor, where UCX carries the pair; silence for this long ends the job with
+ * the silent rank and its host named, whatever TCP is doing (a connection with data in flight
+ * at a cut retransmits for about 15 minutes before TCP gives up). Beats go every quarter of it.
+ */
+export const UCX_PEER_TIMEOUT = declareInt({
+  name: 'TSMPI_UCX_PEER_TIMEOUT', layer: 'ch_ucx',
+  description: 'Milliseconds without a heartbeat after which a rank reached over UCX counts as lost (its host ' +
+    'dropped off the network); heartbeats go every quarter of it. 0 turns the watch off.',
+  default: 8000, min: 0, max: 86_400_000,
+});
+
 export interface UcxConfig {
   readonly eagerMax: number;
   readonly staging: number;
+  /** Milliseconds of silence before a watched peer counts as lost; 0: no watch. */
+  readonly peerTimeoutMs: number;
 }
 
 export function readUcxConfig(env: NodeJS.ProcessEnv): UcxConfig {
-  return { eagerMax: UCX_EAGER_MAX.read(env), staging: UCX_STAGING.read(env) };
+  return { eagerMax: UCX_EAGER_MAX.read(env), staging: UCX_STAGING.read(env), peerTimeoutMs: UCX_PEER_TIMEOUT.read(env) };
 }
 
 /**
@@ -36,8 +51,8 @@ export function readUcxConfig(env: NodeJS.ProcessEnv): UcxConfig {
  * net.ipv4.tcp_retries2 (about 15 minutes). So UCP's keepalive is off, and TCP's probes start
  * after 2 s idle, every second, three of them: the endpoint to a lost host fails about 5 s
  * after the link went down (UCS_ERR_ENDPOINT_TIMEOUT), and the waiting rank gets PeerLostError
- * naming the host. (Data already in flight at the cut is retransmitted instead: TCP gives up
- * only after tcp_retries2; under tsmpiexec the launcher's heartbeat ends such a job anyway.)
+ * naming the host. (Data already in flight at the cut is retransmitted instead, and TCP gives up
+ * only after tcp_retries2: the peer watch, UCX_PEER_TIMEOUT above, notices that case.)
  * UCX_TLS leaves out shared-memory transports: ch_shmem carries the ranks of one host, and UCX
  * decides "same machine" by boot id, which containers and namespaces share.
  */

@@ -2,7 +2,7 @@ import createDebug from 'debug';
 import { copyBytes } from '../common/copy.js';
 import { TsmpiError } from '../common/errors.js';
 import {
-  addon, UCS_ERR_NO_RESOURCE, UCX_CQ_ENTRY_WORDS, UCX_CQ_EP_FAILED, UCX_CQ_RECV, UCX_CQ_SEND, UCX_CTL_CQ_HEAD,
+  addon, UCS_ERR_ENDPOINT_TIMEOUT, UCS_ERR_NO_RESOURCE, UCX_CQ_ENTRY_WORDS, UCX_CQ_EP_FAILED, UCX_CQ_RECV, UCX_CQ_SEND, UCX_CTL_CQ_HEAD,
   UCX_CTL_CQ_TAIL, UCX_CTL_INBOX_HEAD, UCX_CTL_INBOX_TAIL, UCX_DESC_RNDV, UCX_REC_DESC, UCX_REC_KIND_MASK, UCX_REC_MSG,
   UCX_REC_WRAP, UCX_RECORD_HEADER_BYTES, UCX_SEND_EAGER, UCX_SEND_IMMEDIATE, UCX_SEND_RNDV, type UcxContext,
   type UcxEndpoint, type UcxWorkerRings,
@@ -121,6 +121,8 @@ export class UcxDevice implements Device {
   /** Why a peer's endpoint failed (a ucs_status_t), 0 while it works. */
   private readonly failed: Int32Array;
   private closing = false;
+  /** The peer watch runs (startWatch). */
+  private watching = false;
   /** Staging buffers for eager packets UCX keeps (a stack of free slots). */
   private readonly staging: (Uint8Array | null)[];
   private readonly freeStaging: Int32Array;
@@ -163,6 +165,24 @@ export class UcxDevice implements Device {
     this.freeStaging = Int32Array.from({ length: config.staging }, (_, i) => config.staging - 1 - i);
     this.freeStagingCount = config.staging;
     this.rma = new UcxRma(side.context, rings.worker, eps, () => this.poll(), (peer, status) => this.failSend(peer, status));
+    this.startWatch(worldSize);
+  }
+
+  /**
+   * The peer watch: a ring over the world in rank order, each rank beating to its successor and
+   * watching its predecessor where this device carries the pair. Every host then has a rank
+   * that watches a rank of another host (the ring leaves each host somewhere), so a host that
+   * drops off the network is noticed within the timeout by a rank that survives it.
+   */
+  private startWatch(worldSize: number): void {
+    const timeoutMs = this.config.peerTimeoutMs;
+    if (timeoutMs === 0 || worldSize < 2) return;
+    const next = this.eps[(this.rank + 1) % worldSize] ?? null;
+    const previous = (this.rank + worldSize - 1) % worldSize;
+    const watched = this.eps[previous] !== null && this.eps[previous] !== undefined ? previous : -1;
+    if (next === null && watched < 0) return;
+    addon.ucxWatchStart(this.worker, next, this.rank, watched, Math.max(1, Math.floor(timeoutMs / 4)), timeoutMs);
+    this.watching = true;
   }
 
   init(sink: PacketSink): void {
@@ -296,8 +316,10 @@ export class UcxDevice implements Device {
   }
 
   disconnect(): void {
-    // From here a peer closing its endpoints is no failure.
+    // From here a peer closing its endpoints is no failure, nor one that stops beating.
     this.closing = true;
+    if (this.watching) addon.ucxWatchStop(this.worker, true);
+    this.watching = false;
   }
 
   close(): void {
@@ -469,6 +491,12 @@ export class UcxDevice implements Device {
 
   private failSend(peer: number, status: number): never {
     throw new PeerLostError(`ch_ucx: rank ${this.rank} lost rank ${peer} (on ${this.nodeOf(peer)}): ` +
-      `${addon.ucxStatusName(status)}; the rank or its host is gone, or the network between us is down`);
+      `${addon.ucxStatusName(status)}${status === UCS_ERR_ENDPOINT_TIMEOUT ? this.silence() : ''}; ` +
+      'the rank or its host is gone, or the network between us is down');
+  }
+
+  private silence(): string {
+    const ms = this.config.peerTimeoutMs;
+    return ms > 0 ? ` (nothing heard for over ${(ms / 1000).toFixed(1)} s, TSMPI_UCX_PEER_TIMEOUT)` : '';
   }
 }

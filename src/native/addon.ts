@@ -378,6 +378,8 @@ export const UCX_AMO_XOR = 5;
 
 /** UCS_ERR_NO_RESOURCE: UCX_SEND_IMMEDIATE could not complete now. */
 export const UCS_ERR_NO_RESOURCE = -2;
+/** UCX's status for a peer that stopped answering (its keepalive, or tsmpi's peer watch). */
+export const UCS_ERR_ENDPOINT_TIMEOUT = -80;
 
 /**
  * Words of UcxWorkerRings.control. Counters are uint32 that wrap: read them with `| 0`
@@ -624,6 +626,17 @@ export interface UcxBinding {
   ucxBellServe(worker: UcxWorker, on: boolean): void;
   /** How many times the relay progressed the worker on the rank's behalf. */
   ucxBellServed(worker: UcxWorker): number;
+  /**
+   * Starts the peer watch (native/src/ucx_watch.cc), run by the relay thread whether the rank
+   * computes, sleeps or progresses: every periodMs a heartbeat to `beatTo` (null: none), and
+   * when no heartbeat came from world rank `watched` (-1: none) for timeoutMs, an endpoint
+   * failure of `watched` with UCS_ERR_ENDPOINT_TIMEOUT in the completion queue and a ring of
+   * the rank's doorbell. Needs ucxBellAttach first; timeoutMs must exceed periodMs.
+   */
+  ucxWatchStart(worker: UcxWorker, beatTo: UcxEndpoint | null, self: number, watched: number,
+                periodMs: number, timeoutMs: number): void;
+  /** Stops the peer watch; with sayBye, a last beat tells the observer to stop watching us. @returns beats heard. */
+  ucxWatchStop(worker: UcxWorker, sayBye: boolean): number;
 }
 
 let ucxProbed: UcxProbeResult | undefined;

@@ -1,7 +1,9 @@
 // Two processes on this host talk through the UCX binding over TCP (UCX_TLS=tcp), each a peer
 // program (peer.ts) that the test starts and bounds in time: messages of odd sizes both ways,
 // a rendezvous received later, put/get with traded keys, atomics from both sides on one word,
-// sleeping on the event fd and on a doorbell, and a partner killed with SIGKILL.
+// sleeping on the event fd and on a doorbell, the peer watch's heartbeats, and a partner killed
+// with SIGKILL.
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { ucxProbe } from '../../../src/native/addon.js';
@@ -30,6 +32,18 @@ describe('UCX binding between two processes over TCP', { skip }, () => {
 
   it('a receiver asleep on the event fd or on a doorbell wakes for a message and uses almost no CPU meanwhile', { timeout: 100_000 }, async () => {
     checkWake(await runPair({ scenario: 'wake', limitMs: 90_000 }), 100);
+  });
+
+  it('the peer watch: a partner that computes still beats, one that falls silent is reported lost within its timeout to a sleeper, one that says goodbye is not', { timeout: 60_000 }, async () => {
+    const r = await runPair({ scenario: 'watch', limitMs: 50_000 });
+    assert.equal(r.a.fatal, undefined, `a failed: ${r.a.fatal}`);
+    assert.equal(r.b.fatal, undefined, `b failed: ${r.b.fatal}`);
+    assert.equal(r.b.failuresWhileComputing, 0, 'A was reported lost while it computed (its relay did not beat)');
+    assert.deepEqual(r.b.lost, { userId: 0, status: 'UCS_ERR_ENDPOINT_TIMEOUT' });
+    assert.ok(r.b.detectedMs >= 400 && r.b.detectedMs < 2000, `the silence was reported after ${r.b.detectedMs} ms (timeout 600)`);
+    assert.ok(r.b.sleeps >= 1, 'B was asleep on its doorbell when the report came');
+    assert.equal(r.b.failuresAfterBye, 0, 'a partner that said goodbye was reported lost');
+    assert.ok(r.b.heard >= 2, `B heard ${r.b.heard} beats after the restart`);
   });
 
   it('a partner killed with SIGKILL makes the survivor\'s endpoint report the failure, naming the peer, while it sleeps', { timeout: 100_000 }, async () => {

@@ -6,7 +6,7 @@
  * It makes a context and worker, trades worker addresses with its partner over the side
  * channel (channel.ts), connects, runs the scenario and reports a RESULT line. Scenarios:
  * messages and rndv-later (peer-messages.ts), rma and atomics (peer-rma.ts), wake and kill
- * (peer-wake.ts); what they send is in plan.ts.
+ * (peer-wake.ts), watch (peer-watch.ts); what they send is in plan.ts.
  */
 import {
   UCX_CQ_EP_FAILED, UCX_FEATURE_AM, UCX_FEATURE_AMO32, UCX_FEATURE_AMO64, UCX_FEATURE_RMA, UCX_FEATURE_WAKEUP,
@@ -17,9 +17,10 @@ import type { Peer } from './peer-common.js';
 import { messages, rndvLater } from './peer-messages.js';
 import { atomics, rma } from './peer-rma.js';
 import { kill, wake } from './peer-wake.js';
+import { watch } from './peer-watch.js';
 
 const scenarios: Record<string, (p: Peer) => Promise<void>> = {
-  messages, 'rndv-later': rndvLater, rma, atomics, wake, kill,
+  messages, 'rndv-later': rndvLater, rma, atomics, wake, kill, watch,
 };
 
 async function main(): Promise<void> {
