@@ -66,6 +66,36 @@ bool IsSharedArrayBuffer(Napi::Env env, Napi::Value value) {
 
 }  // namespace
 
+IovPairs GetIovPairs(const Napi::CallbackInfo& info, size_t arrayIndex, const char* call, const char* arrayName,
+                     const char* countName) {
+  Napi::Env env = info.Env();
+  Napi::Value value = info[arrayIndex];
+  bool is = false;
+  napi_typedarray_type type = napi_uint8_array;
+  size_t length = 0;
+  void* data = nullptr;
+  if (napi_is_typedarray(env, value, &is) == napi_ok && is) {
+    napi_get_typedarray_info(env, value, &type, &length, &data, nullptr, nullptr);
+  }
+  if (!is || type != napi_float64_array) {
+    ThrowTypeError(env, std::string(call) + ": " + arrayName + " must be a Float64Array of (address, length) pairs, got " +
+                            DescribeValue(value));
+  }
+  size_t count = static_cast<size_t>(GetInteger(info, arrayIndex + 1, call, countName, 0, static_cast<double>(length / 2)));
+  const double* pairs = static_cast<const double*>(data);
+  double total = 0;
+  for (size_t i = 0; i < 2 * count; ++i) {
+    double v = pairs[i];
+    if (!(v >= 0 && v <= kMaxSafeInteger) || v != static_cast<double>(static_cast<uint64_t>(v))) {
+      ThrowRangeError(env, std::string(call) + ": " + arrayName + "[" + std::to_string(i) + "] (" +
+                               (i % 2 == 0 ? "address" : "length") + " of entry " + std::to_string(i / 2) +
+                               ") must be an integer in [0, 2^53 - 1], got " + FormatNumber(v));
+    }
+    if (i % 2 == 1) total += v;
+  }
+  return IovPairs{pairs, count, total};
+}
+
 Bytes GetBytes(const Napi::CallbackInfo& info, size_t index, const char* call, const char* name) {
   Napi::Env env = info.Env();
   Napi::Value value = info[index];

@@ -29,6 +29,17 @@ Bytes GetBytes(const Napi::CallbackInfo& info, size_t index, const char* call, c
 // `index + 1`), as Atomics.wait addresses it. Throws TypeError for any other array.
 int32_t* GetSharedCell(const Napi::CallbackInfo& info, size_t index, const char* call);
 
+// An iovec list: argument `arrayIndex` a Float64Array of (address, length) pairs, argument
+// `arrayIndex + 1` how many pairs to use. Every entry is checked (integers in [0, 2^53 - 1])
+// before the caller moves a byte; `total` is the sum of the lengths.
+struct IovPairs {
+  const double* pairs;
+  size_t count;
+  double total;
+};
+IovPairs GetIovPairs(const Napi::CallbackInfo& info, size_t arrayIndex, const char* call, const char* arrayName,
+                     const char* countName);
+
 // A number argument; TypeError if it is not a number.
 double GetNumber(const Napi::CallbackInfo& info, size_t index, const char* call, const char* name);
 

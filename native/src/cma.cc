@@ -97,39 +97,12 @@ struct IovCursor {
 // Checks an iovec list once, before any byte moves, so a bad entry fails the whole call cleanly.
 IovCursor GetIovList(const Napi::CallbackInfo& info, size_t arrayIndex, const char* call,
                      const char* arrayName, const char* countName) {
-  Napi::Env env = info.Env();
-  Napi::Value value = info[arrayIndex];
-  bool is = false;
-  napi_typedarray_type type = napi_uint8_array;
-  size_t length = 0;
-  void* data = nullptr;
-  if (napi_is_typedarray(env, value, &is) == napi_ok && is) {
-    napi_get_typedarray_info(env, value, &type, &length, &data, nullptr, nullptr);
+  IovPairs list = GetIovPairs(info, arrayIndex, call, arrayName, countName);
+  if (list.total > static_cast<double>(SSIZE_MAX)) {
+    ThrowRangeError(info.Env(), std::string(call) + ": " + arrayName + " lists " + FormatNumber(list.total) +
+                                    " bytes; at most SSIZE_MAX can move in one call");
   }
-  if (!is || type != napi_float64_array) {
-    ThrowTypeError(env, std::string(call) + ": " + arrayName +
-                            " must be a Float64Array of (address, length) pairs, got " +
-                            DescribeValue(value));
-  }
-  size_t count = static_cast<size_t>(
-      GetInteger(info, arrayIndex + 1, call, countName, 0, static_cast<double>(length / 2)));
-  const double* pairs = static_cast<const double*>(data);
-  double total = 0;
-  for (size_t i = 0; i < 2 * count; ++i) {
-    double v = pairs[i];
-    if (!(v >= 0 && v <= kMaxSafeInteger) || v != static_cast<double>(static_cast<uint64_t>(v))) {
-      ThrowRangeError(env, std::string(call) + ": " + arrayName + "[" + std::to_string(i) + "] (" +
-                               (i % 2 == 0 ? "address" : "length") + " of entry " +
-                               std::to_string(i / 2) +
-                               ") must be an integer in [0, 2^53 - 1], got " + FormatNumber(v));
-    }
-    if (i % 2 == 1) total += v;
-  }
-  if (total > static_cast<double>(SSIZE_MAX)) {
-    ThrowRangeError(env, std::string(call) + ": " + arrayName + " lists " + FormatNumber(total) +
-                             " bytes; at most SSIZE_MAX can move in one call");
-  }
-  return IovCursor{pairs, count};
+  return IovCursor{list.pairs, list.count};
 }
 
 [[noreturn]] void ThrowTransferError(Napi::Env env, int err, bool write, const char* call,

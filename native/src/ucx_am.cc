@@ -3,6 +3,8 @@
 //
 //   ucxAmSend(ep, header, hOff, hLen, payload, pOff, pLen, flags, token) -> 0 | 1 | -status
 //   ucxAmRecv(worker, descId, dest, off, len, token) -> 0 | 1 | -status
+//   ucxAmSendIov(ep, header, hOff, hLen, iov, count, keep, flags, token) -> 0 | 1 | -status
+//   ucxAmRecvIov(worker, descId, iov, count, keep, token) -> 0 | 1 | -status
 //   ucxAmDiscard(worker, descId)
 //   ucxProgress(worker) -> events handled (0: nothing happened)
 //
@@ -147,6 +149,87 @@ Napi::Value AmRecv(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, Submitted(env, op, ret, info[2], Napi::Value()));
 }
 
+// An iov list's pieces into op->iov (reused with the pooled Op: no allocation once it has grown).
+void FillIov(Op* op, const IovPairs& list) {
+  op->iov.resize(list.count);
+  for (size_t i = 0; i < list.count; ++i) {
+    op->iov[i].buffer = reinterpret_cast<void*>(static_cast<uintptr_t>(list.pairs[2 * i]));
+    op->iov[i].length = static_cast<size_t>(list.pairs[2 * i + 1]);
+  }
+}
+
+// ucxAmSend with the payload as user-memory pieces (a derived datatype's), which UCX gathers
+// itself: a rendezvous moves them zero-copy. `keep` (the memory's buffer) stays referenced
+// until the completion.
+Napi::Value AmSendIov(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* call = "ucxAmSendIov";
+  Endpoint* ep = Unwrap<Endpoint>(info, 0, call);
+  Bytes header = GetRange(info, 1, call, "header");
+  IovPairs list = GetIovPairs(info, 4, call, "iov", "count");
+  uint32_t flags = static_cast<uint32_t>(GetInteger(info, 7, call, "flags", 0, kSendEager | kSendRndv));
+  int32_t token = GetToken(info, 8, call);
+  Worker* w = ep->worker;
+  if (header.length > w->maxHeader) {
+    ThrowRangeError(env, std::string(call) + ": a header of " + std::to_string(header.length) +
+                             " bytes is over the limit of " + std::to_string(w->maxHeader));
+  }
+  if ((flags & kSendEager) && (flags & kSendRndv)) {
+    ThrowRangeError(env, std::string(call) + ": flags asks for eager and rendezvous at once");
+  }
+  if (w->finished != nullptr) ReclaimOps(env, w);
+  Op* op = TakeOp(w, token, kCqSend);
+  if (header.length > 0) memcpy(op->header, header.data, header.length);
+  FillIov(op, list);
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS |
+                   UCP_OP_ATTR_FIELD_DATATYPE;
+  p.cb.send = OnSendDone;
+  p.user_data = op;
+  p.datatype = ucp_dt_make_iov();
+  p.flags = ((flags & kSendEager) ? UCP_AM_SEND_FLAG_EAGER : 0) | ((flags & kSendRndv) ? UCP_AM_SEND_FLAG_RNDV : 0);
+  ucs_status_ptr_t ret = api.am_send_nbx(ep->h, kAmId, op->header, header.length, op->iov.data(), op->iov.size(), &p);
+  return Napi::Number::New(env, Submitted(env, op, ret, info[6], Napi::Value()));
+}
+
+// ucxAmRecv into user-memory pieces (a derived datatype's receive buffer): UCX scatters the
+// message itself, so a rendezvous lands zero-copy. The pieces must add up to the message.
+Napi::Value AmRecvIov(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* call = "ucxAmRecvIov";
+  Worker* w = Unwrap<Worker>(info, 0, call);
+  Desc* d = GetDesc(info, w, 1, call);
+  IovPairs list = GetIovPairs(info, 2, call, "iov", "count");
+  int32_t token = GetToken(info, 5, call);
+  if (list.total != static_cast<double>(d->length)) {
+    ThrowRangeError(env, std::string(call) + ": the message has " + std::to_string(d->length) + " bytes, the iov lists " +
+                             FormatNumber(list.total) + " (receive it whole, or ucxAmDiscard it)");
+  }
+  if (w->finished != nullptr) ReclaimOps(env, w);
+  if (d->flags & kDescCopy) {
+    const auto* from = static_cast<const uint8_t*>(d->data);
+    for (size_t i = 0; i < list.count; ++i) {
+      auto length = static_cast<size_t>(list.pairs[2 * i + 1]);
+      memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(list.pairs[2 * i])), from, length);
+      from += length;
+    }
+    free(d->data);
+    FreeDesc(w, d);
+    return Napi::Number::New(env, 0);
+  }
+  void* data = d->data;
+  FreeDesc(w, d);
+  Op* op = TakeOp(w, token, kCqRecv);
+  FillIov(op, list);
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+  p.cb.recv_am = OnRecvDone;
+  p.user_data = op;
+  p.datatype = ucp_dt_make_iov();
+  ucs_status_ptr_t ret = api.am_recv_data_nbx(w->h, data, op->iov.data(), op->iov.size(), &p);
+  return Napi::Number::New(env, Submitted(env, op, ret, info[4], Napi::Value()));
+}
+
 Napi::Value AmDiscard(const Napi::CallbackInfo& info) {
   const char* call = "ucxAmDiscard";
   Worker* w = Unwrap<Worker>(info, 0, call);
@@ -237,6 +320,8 @@ void ReleaseDescs(Worker* w) {
 void RegisterAmExports(Napi::Env env, Napi::Object exports) {
   exports.Set("ucxAmSend", Napi::Function::New(env, Locked<AmSend>, "ucxAmSend"));
   exports.Set("ucxAmRecv", Napi::Function::New(env, Locked<AmRecv>, "ucxAmRecv"));
+  exports.Set("ucxAmSendIov", Napi::Function::New(env, Locked<AmSendIov>, "ucxAmSendIov"));
+  exports.Set("ucxAmRecvIov", Napi::Function::New(env, Locked<AmRecvIov>, "ucxAmRecvIov"));
   exports.Set("ucxAmDiscard", Napi::Function::New(env, Locked<AmDiscard>, "ucxAmDiscard"));
   exports.Set("ucxProgress", Napi::Function::New(env, Locked<Progress>, "ucxProgress"));
 }

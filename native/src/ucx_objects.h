@@ -65,6 +65,7 @@ struct Op {
   napi_ref keep[2] = {nullptr, nullptr};
   void* request = nullptr;      // UCX's request, freed once its callback has returned
   Endpoint* closing = nullptr;  // kCqClose: the endpoint whose close this is (token < 0: post nothing)
+  std::vector<ucp_dt_iov_t> iov;  // an iov send's or receive's pieces (UCX reads them until completion)
   uint8_t header[kMaxHeader];
 };
 

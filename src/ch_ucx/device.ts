@@ -104,7 +104,9 @@ export class UcxDevice implements Device {
   readonly sendsNeedProgress = true;
   readonly limits: DeviceLimits;
   /** Counters read through MPI.T and --stats. */
-  readonly counters = { eager: 0, staged: 0, rndv: 0, rndvBytes: 0, eagerDescriptors: 0, pullWaits: 0, wakes: 0 };
+  readonly counters = {
+    eager: 0, staged: 0, rndv: 0, rndvBytes: 0, iovSends: 0, iovRecvs: 0, eagerDescriptors: 0, pullWaits: 0, wakes: 0,
+  };
   private sink: PacketSink | null = null;
   private readonly worker;
   private readonly control: Int32Array;
@@ -129,6 +131,8 @@ export class UcxDevice implements Device {
   private freeStagingCount: number;
   /** Rendezvous sources UCX still reads from, by slot (what must stay alive). */
   private readonly rndvSources: (Uint8Array | null)[] = [];
+  /** A rendezvous source sent as user-memory pieces (UCX iov), by slot: its (address, length) pairs. */
+  private readonly rndvPieces: ({ readonly pairs: Float64Array; readonly memory: PackedData } | null)[] = [];
   private readonly freeRndv: number[] = [];
   /** The descriptor words handed to mpid for an arriving rendezvous request. */
   private readonly arrivingDesc = new Int32Array(DESC_WORDS);
@@ -229,29 +233,52 @@ export class UcxDevice implements Device {
   private sendRendezvous(peer: number, ep: UcxEndpoint, descBytes: Uint8Array, off: number): SendResult {
     const slot = descBytes[off]! | (descBytes[off + 1]! << 8) | (descBytes[off + 2]! << 16) | (descBytes[off + 3]! << 24);
     const source = this.rndvSources[slot]!;
-    const r = addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, source, 0, source.length, UCX_SEND_RNDV, TOKEN_RNDV | slot);
+    const pieces = this.rndvPieces[slot] ?? null;
+    const r = pieces === null
+      ? addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, source, 0, source.length, UCX_SEND_RNDV, TOKEN_RNDV | slot)
+      : addon.ucxAmSendIov(ep, this.frameBytes, 0, FRAME_BYTES, pieces.pairs, pieces.pairs.length >> 1, pieces.memory,
+        UCX_SEND_RNDV, TOKEN_RNDV | slot);
     if (r < 0) this.failSend(peer, r);
     if (r === 0) this.releaseRndv(slot);
     this.sendSeq[peer]!++;
     this.counters.rndv++;
     this.counters.rndvBytes += source.length;
+    if (pieces !== null) this.counters.iovSends++;
     return SENT;
   }
 
   describeSource(_peer: number, source: Uint8Array, packed: PackedData | null, desc: Int32Array): object | null {
     let bytes = source;
+    let pairs: Float64Array | null = null;
+    let length = source.length;
     if (packed !== null) {
-      // Derived datatypes: packed once here; UCX then moves the packed bytes zero-copy.
-      bytes = new Uint8Array(packed.length);
-      packed.pack(0, packed.length, bytes, 0);
+      length = packed.length;
+      // Derived datatypes: large pieces go as a UCX iov list (gathered by UCX, zero-copy);
+      // small ones are packed once here, and UCX moves the packed bytes zero-copy.
+      if (this.piecesPay(packed)) {
+        pairs = packed.iovecs(length);
+        trace('rank %d: a rendezvous of %d bytes goes as %d pieces (UCX iov)', this.rank, length, pairs.length >> 1);
+      }
+      else {
+        bytes = new Uint8Array(length);
+        packed.pack(0, length, bytes, 0);
+      }
     }
     const slot = this.freeRndv.length > 0 ? this.freeRndv.pop()! : this.rndvSources.length;
     if (slot > TOKEN_SLOT) throw new Error('ch_ucx: too many rendezvous sends in flight');
     this.rndvSources[slot] = bytes;
+    // The pieces are the user's memory: the packed view keeps it alive while UCX reads it.
+    this.rndvPieces[slot] = pairs === null ? null : { pairs, memory: packed! };
     desc[DESC_ID] = slot;
-    desc[DESC_LEN_LO] = bytes.length % 0x100000000;
-    desc[DESC_LEN_HI] = Math.floor(bytes.length / 0x100000000);
+    desc[DESC_LEN_LO] = length % 0x100000000;
+    desc[DESC_LEN_HI] = Math.floor(length / 0x100000000);
     return bytes;
+  }
+
+  /** Whether a derived datatype's pieces are large enough to move as a UCX iov list. */
+  private piecesPay(packed: PackedData): boolean {
+    const min = this.config.iovMin;
+    return min > 0 && packed.pieceBytes >= min && packed.length > 0;
   }
 
   /**
@@ -273,7 +300,8 @@ export class UcxDevice implements Device {
     const descId = this.declinedDesc;
     if (descId < 0) throw new Error('ch_ucx: expectPush without the declined pull of its message');
     this.declinedDesc = -1;
-    const direct = packed === null && fits === total;
+    const pieces = packed !== null && fits === total && this.piecesPay(packed) ? packed.iovecs(total) : null;
+    const direct = (packed === null && fits === total) || pieces !== null;
     const slot = this.freeRecvs.length > 0 ? this.freeRecvs.pop()! : this.recvs.length;
     if (slot > TOKEN_SLOT) throw new Error('ch_ucx: too many rendezvous receives in flight');
     const into = direct ? dest : new Uint8Array(total);
@@ -285,7 +313,10 @@ export class UcxDevice implements Device {
     rec.packed = packed;
     rec.fits = fits;
     rec.direct = direct;
-    const r = addon.ucxAmRecv(this.worker, descId, into, 0, total, TOKEN_RECV | slot);
+    const r = pieces === null
+      ? addon.ucxAmRecv(this.worker, descId, into, 0, total, TOKEN_RECV | slot)
+      : addon.ucxAmRecvIov(this.worker, descId, pieces, pieces.length >> 1, packed!, TOKEN_RECV | slot);
+    if (pieces !== null) this.counters.iovRecvs++;
     if (r < 0) this.failSend(peer, r);
     if (r === 0) this.finishedNow.push(slot);
     else this.counters.pullWaits++;
@@ -471,6 +502,7 @@ export class UcxDevice implements Device {
 
   private releaseRndv(slot: number): void {
     this.rndvSources[slot] = null;
+    this.rndvPieces[slot] = null;
     this.freeRndv.push(slot);
   }
 

@@ -548,6 +548,18 @@ export interface UcxBinding {
    * @returns 0 received, 1 pending (a UCX_CQ_RECV completion with `token` follows), or -status.
    */
   ucxAmRecv(worker: UcxWorker, descId: number, dest: BufferLike, off: number, len: number, token: number): number;
+  /**
+   * ucxAmSend with the payload as user-memory pieces: iov[0 .. 2*count) holds (address, length)
+   * pairs (a derived datatype's, PackedData.iovecs), which UCX gathers itself (a rendezvous
+   * moves them zero-copy). `keep`, the memory's buffer, stays referenced until the completion.
+   */
+  ucxAmSendIov(ep: UcxEndpoint, header: BufferLike, hOff: number, hLen: number, iov: Float64Array, count: number,
+               keep: object, flags: number, token: number): number;
+  /**
+   * ucxAmRecv into user-memory pieces (count (address, length) pairs in iov), which must add up
+   * to the message's length; UCX scatters it itself (a rendezvous lands zero-copy).
+   */
+  ucxAmRecvIov(worker: UcxWorker, descId: number, iov: Float64Array, count: number, keep: object, token: number): number;
   /** Drops the message held by a descriptor (a rendezvous sender's send then completes). */
   ucxAmDiscard(worker: UcxWorker, descId: number): void;
   /**

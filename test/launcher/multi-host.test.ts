@@ -80,6 +80,7 @@ describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', {
     ['h1,h2,h3', 3, 'pt2pt/modes', [], []],
     ['h1:2,h2:2', 4, 'pt2pt/async', [], []],
     ['h1,h2', 4, 'datatype/direct', [], []],
+    ['h1,h2', 4, 'datatype/direct', [], ['TSMPI_UCX_IOV_MIN=1', 'TSMPI_UCX_EAGER_MAX=1024']],
     // Collectives: every root and odd counts, the algorithms that send most between hosts, the
     // hierarchical barrier with its leaders on three hosts, nonblocking ones in flight together.
     ['h1,h2', 4, 'coll/data', ['300'], []],

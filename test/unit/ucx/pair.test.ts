@@ -22,6 +22,18 @@ describe('UCX binding between two processes over TCP', { skip }, () => {
     checkRndvLater(await runPair({ scenario: 'rndv-later', limitMs: 90_000 }));
   });
 
+  it('a message gathered from pieces of memory (ucxAmSendIov) lands scattered into other pieces (ucxAmRecvIov), rendezvous and eager, gaps untouched', { timeout: 100_000 }, async () => {
+    const r = await runPair({ scenario: 'iov', limitMs: 90_000 });
+    assert.equal(r.a.fatal, undefined, `a failed: ${r.a.fatal}`);
+    assert.equal(r.b.fatal, undefined, `b failed: ${r.b.fatal}`);
+    assert.deepEqual(r.b.results, [
+      { m: 0, rndv: true, wrong: 0, gapsWritten: 0 },
+      { m: 1, rndv: true, wrong: 0, gapsWritten: 0 },
+      { m: 2, rndv: true, wrong: 0, gapsWritten: 0 },
+      { m: 3, rndv: false, wrong: 0, gapsWritten: 0 },
+    ]);
+  });
+
   it('put and get reach a window mapped by the other process through its packed remote key', { timeout: 100_000 }, async () => {
     checkRma(await runPair({ scenario: 'rma', limitMs: 90_000 }));
   });

@@ -5,7 +5,7 @@
  *
  * It makes a context and worker, trades worker addresses with its partner over the side
  * channel (channel.ts), connects, runs the scenario and reports a RESULT line. Scenarios:
- * messages and rndv-later (peer-messages.ts), rma and atomics (peer-rma.ts), wake and kill
+ * messages and rndv-later (peer-messages.ts), iov (peer-iov.ts), rma and atomics (peer-rma.ts), wake and kill
  * (peer-wake.ts), watch (peer-watch.ts); what they send is in plan.ts.
  */
 import {
@@ -16,11 +16,12 @@ import { fromHex, Rank, toHex, Tracker } from './kit.js';
 import type { Peer } from './peer-common.js';
 import { messages, rndvLater } from './peer-messages.js';
 import { atomics, rma } from './peer-rma.js';
+import { iov } from './peer-iov.js';
 import { kill, wake } from './peer-wake.js';
 import { watch } from './peer-watch.js';
 
 const scenarios: Record<string, (p: Peer) => Promise<void>> = {
-  messages, 'rndv-later': rndvLater, rma, atomics, wake, kill, watch,
+  messages, 'rndv-later': rndvLater, iov, rma, atomics, wake, kill, watch,
 };
 
 async function main(): Promise<void> {
