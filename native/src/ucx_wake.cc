@@ -50,6 +50,7 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <iterator>
 #include <thread>
 
 #include "args.h"
@@ -115,6 +116,30 @@ void Serve(Relay* r) {
   r->served.fetch_add(1, std::memory_order_relaxed);
 }
 
+// The words of the worker's control block that change when there is something for the rank:
+// a record in the inbox, a completion, a spill, a failed endpoint, a dropped message.
+constexpr int kNewsWords[] = {kCtlInboxHead, kCtlCqHead, kCtlInboxSpilled, kCtlCqSpilled, kCtlEpFailures, kCtlDropped};
+
+// The worker's fd fired while the rank sleeps. A serving worker (its memory is registered) is
+// progressed here first: what came may be one-sided work UCX does at this target in software
+// (an atomic, a get), which needs no wake-up of the rank (a futex wake costs tens of us on a
+// VM, and the origin waits for it). True when that was all: the worker is armed again and the
+// rank sleeps on. False when the rank must wake (something for it arrived, or no serving).
+bool ServedForSleeper(Relay* r) {
+  if (!r->serving.load() || !LockOrStop(r)) return false;
+  bool quiet = false;
+  if (r->watching.load()) {
+    const int32_t* control = r->worker->control;
+    int32_t before[std::size(kNewsWords)];
+    for (size_t i = 0; i < std::size(kNewsWords); ++i) before[i] = control[kNewsWords[i]];
+    Serve(r);
+    quiet = true;
+    for (size_t i = 0; i < std::size(kNewsWords); ++i) quiet = quiet && control[kNewsWords[i]] == before[i];
+  }
+  gUcxLock.unlock();
+  return quiet;
+}
+
 // The peer watch's tick (ucx_watch.cc) when it is due; shortens `timeout` to the next one.
 void TickWatch(Relay* r, timespec*& timeout, timespec& until) {
   int64_t next = WatchNextNs(r->worker);
@@ -168,7 +193,7 @@ void RelayLoop(Relay* r) {
       (void)ignored;
     }
     // Once per arm: the fd stays ready until the rank, awake, progresses and arms again.
-    if (watch && (fds[1].revents & (POLLIN | POLLERR | POLLHUP)) && r->watching.exchange(false)) {
+    if (watch && (fds[1].revents & (POLLIN | POLLERR | POLLHUP)) && !ServedForSleeper(r) && r->watching.exchange(false)) {
       Ring(r->cell);
       r->rings.fetch_add(1);
     }

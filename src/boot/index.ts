@@ -83,6 +83,10 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
       });
       trace('rank %d: second card exchange for %s', pm.rank, opened.slice(before).map((o) => o.descriptor.name).join(', ') || 'nothing');
     }
+    // Ranks on this kernel, whatever device they use and whichever host name they see (emulated
+    // hosts share one kernel's CPUs): what decides whether a wait may spin.
+    const machineRanks = cards.filter((c) => c.kernelId === mine.kernelId).length;
+    const spinBudget = Progress.spinBudgetFor(machineRanks, spinPolls);
     const chosen = chooseDevices(pm.rank, cards, opened.map((o) => o.descriptor), forced, registered);
     const bells = cards.map((c) => (c.rank !== pm.rank && chosen[c.rank]!.sharesMemory ? PeerBell.attach(c.bell, c.rank) : null));
     const devices: Device[] = [];
@@ -90,7 +94,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     let rma: { service: RmaService; caps: MemoryCapabilities } | null = null;
     for (const { descriptor, open } of opened) {
       const peers = cards.filter((c) => chosen[c.rank] === descriptor);
-      const device = open.connect({ peers, cards, bellOf: (r) => bells[r] ?? null });
+      const device = open.connect({ peers, cards, bellOf: (r) => bells[r] ?? null, spinBudget });
       devices.push(device);
       for (const c of peers) deviceOf[c.rank] = device;
       if (rma === null && device.rma?.expose !== undefined) rma = { service: device.rma, caps: descriptor.memory ?? NO_MEMORY };
@@ -98,9 +102,6 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     pm.fence();
     for (const o of opened) o.open.connected();
     doorbell.unlink();
-    // Ranks on this kernel, whatever device they use and whichever host name they see (emulated
-    // hosts share one kernel's CPUs): what decides whether a wait may spin.
-    const machineRanks = cards.filter((c) => c.kernelId === mine.kernelId).length;
     trace('rank %d of %d on %s: %s', pm.rank, pm.size, mine.nodeId,
       opened.map((o) => `${o.descriptor.name} ${chosen.filter((d) => d === o.descriptor).length}`).join(', '));
     return new World({
@@ -111,7 +112,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
       rma,
       nodesUseSharedMemory: forced === null,
       doorbell,
-      spinBudget: Progress.spinBudgetFor(machineRanks, spinPolls),
+      spinBudget,
       sleepTimeoutMs,
     });
   } catch (e) {

@@ -58,7 +58,8 @@ export const ucxDescriptor: DeviceDescriptor = {
           if (c.rank === world.rank) continue;
           eps[c.rank] = addon.ucxEpCreate(rings.worker, Buffer.from(c.devices.get(NAME)!, 'base64url'), c.rank);
         }
-        return new UcxDevice(config, world.rank, world.size, { context, rings }, eps, (r) => links.cards[r]?.nodeId ?? '?');
+        return new UcxDevice(config, world.rank, world.size, { context, rings }, eps, (r) => links.cards[r]?.nodeId ?? '?',
+          { doorbell: world.doorbell, spinBudget: links.spinBudget });
       },
       connected: () => undefined,
       abandon: () => addon.ucxContextDestroy(context),

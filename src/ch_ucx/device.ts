@@ -9,7 +9,7 @@ import {
 } from '../native/addon.js';
 import {
   HEADER_WORDS, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_ROOM, SENT, type Device, type DeviceLimits,
-  type PackedData, type PacketSink, type SendHint, type SendResult,
+  type PackedData, type PacketSink, type RankDoorbell, type SendHint, type SendResult,
 } from '../mpid/device.js';
 import type { UcxConfig } from './config.js';
 import { TOKEN_RMA_KINDS, UcxRma } from './rma.js';
@@ -70,6 +70,15 @@ export class PeerLostError extends TsmpiError {
     super('TSMPI_PEER_LOST', message);
   }
 }
+
+/** How a wait of the device's own sleeps: after spinBudget fruitless polls, on the rank's doorbell. */
+export interface UcxWaiting {
+  readonly doorbell: RankDoorbell;
+  readonly spinBudget: number;
+}
+
+/** Longest single sleep of a device wait; it polls again after it (a lost wake-up costs this much). */
+const SLEEP_MS = 1000;
 
 /** The parts of UCX a device owns: made at bootstrap's step 1, so the address can go in our card. */
 export interface UcxEndpointSide {
@@ -152,7 +161,7 @@ export class UcxDevice implements Device {
 
   constructor(private readonly config: UcxConfig, private readonly rank: number, worldSize: number,
               private readonly side: UcxEndpointSide, private readonly eps: readonly (UcxEndpoint | null)[],
-              private readonly nodeOf: (rank: number) => string) {
+              private readonly nodeOf: (rank: number) => string, private readonly waiting: UcxWaiting) {
     this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS };
     const rings = side.rings;
     this.worker = rings.worker;
@@ -168,7 +177,8 @@ export class UcxDevice implements Device {
     this.staging = new Array<Uint8Array | null>(config.staging).fill(null);
     this.freeStaging = Int32Array.from({ length: config.staging }, (_, i) => config.staging - 1 - i);
     this.freeStagingCount = config.staging;
-    this.rma = new UcxRma(side.context, rings.worker, eps, () => this.poll(), (peer, status) => this.failSend(peer, status));
+    this.rma = new UcxRma(side.context, rings.worker, eps, () => this.poll(), () => this.sleepUntilEvent(),
+      waiting.spinBudget, (peer, status) => this.failSend(peer, status));
     this.startWatch(worldSize);
   }
 
@@ -338,6 +348,20 @@ export class UcxDevice implements Device {
     const c = this.control;
     if (c[UCX_CTL_CQ_HEAD] !== c[UCX_CTL_CQ_TAIL]) this.drainCompletions();
     return (c[UCX_CTL_INBOX_HEAD] !== c[UCX_CTL_INBOX_TAIL] ? this.drainInbox() : 0) + events;
+  }
+
+  /**
+   * A wait's sleep when its spin budget is spent: arm the worker (the relay then watches its fd
+   * and rings the rank's doorbell on the next event), poll once more, and sleep on the doorbell
+   * unless that poll moved something. The same protocol as mpid's Progress, for the waits this
+   * device runs itself (one-sided completions), which only UCX can end.
+   */
+  private sleepUntilEvent(): void {
+    const { cells, index } = this.waiting.doorbell;
+    const seen = Atomics.load(cells, index);
+    if (!addon.ucxBellArm(this.worker)) return; // events are pending: the caller polls them
+    if (this.poll() === 0) addon.futexWait(cells, index, seen, SLEEP_MS);
+    addon.ucxBellDisarm(this.worker);
   }
 
   announceSleep(asleep: boolean): void {

@@ -25,9 +25,6 @@ const TOKEN_RMA_ATOMIC = 6 << 24;
 export const TOKEN_RMA_KINDS = [TOKEN_RMA, TOKEN_RMA_FLUSH, TOKEN_RMA_ATOMIC] as const;
 const TARGET_MASK = 0xffffff;
 
-const SPIN_POLLS = 32;
-const NAP_MS = 0.02;
-const NAP = new Int32Array(new SharedArrayBuffer(4));
 
 /** A key's bytes: the region's address (float64, exact below 2^53), then UCX's packed rkey. */
 const ADDRESS_BYTES = 8;
@@ -82,8 +79,12 @@ export class UcxRma implements RmaService {
     private readonly context: UcxContext,
     private readonly worker: UcxWorker,
     private readonly eps: readonly (UcxEndpoint | null)[],
-    /** One step of the device's progress (drains completions into complete()). */
-    private readonly poll: () => void,
+    /** One step of the device's progress (drains completions into complete()); how much it moved. */
+    private readonly poll: () => number,
+    /** Sleeps until UCX has an event (on the rank's doorbell). */
+    private readonly sleep: () => void,
+    /** Fruitless polls before a wait sleeps. */
+    private readonly spinBudget: number,
     /** Throws the device's error for a lost peer. */
     private readonly lost: (target: number, status: number) => never,
   ) {
@@ -223,16 +224,19 @@ export class UcxRma implements RmaService {
   }
 
   /**
-   * One step of a wait for our operations: a poll of the device, and after SPIN_POLLS fruitless
-   * ones a nap of NAP_MS, so that on an oversubscribed machine the target's relay thread (or the
-   * target itself) gets the CPU that does our operation (over tcp it is done there in software).
+   * One step of a wait for our operations: a poll of the device, and after the rank's spin
+   * budget of fruitless ones a sleep until UCX has an event (the device's doorbell sleep), so
+   * that a rank with a core of its own answers at once and one on an oversubscribed machine
+   * leaves the CPU to the target, whose worker does our operation (over tcp, in software). A
+   * fixed nap here cost 20-40 us per operation: Fetch_and_op across hosts took 49 us, 20 us
+   * spinning, against MPICH's 12.
    */
   private step(target: number): void {
-    if (++this.idlePolls > SPIN_POLLS) {
-      Atomics.wait(NAP, 0, 0, NAP_MS);
+    if (this.poll() > 0) this.idlePolls = 0;
+    else if (++this.idlePolls >= this.spinBudget) {
       this.idlePolls = 0;
+      this.sleep();
     }
-    this.poll();
     if (this.failure !== 0) {
       const f = this.failure;
       this.failure = 0;

@@ -252,6 +252,12 @@ export interface DeviceLinks {
   readonly cards: readonly BusinessCard[];
   /** The doorbell of a rank that shares memory with us; null for the others. */
   bellOf(worldRank: number): PeerBell | null;
+  /**
+   * Fruitless polls a wait of this rank spends before it sleeps (mpid's Progress budget: long
+   * when the rank has a core of its own, short when ranks outnumber cores), for a device that
+   * waits by itself (ch_ucx's one-sided completions).
+   */
+  readonly spinBudget: number;
 }
 
 /** A device opened on this rank, between the two steps of bootstrap. */
