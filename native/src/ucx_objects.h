@@ -66,7 +66,8 @@ struct Op {
   void* request = nullptr;      // UCX's request, freed once its callback has returned
   Endpoint* closing = nullptr;  // kCqClose: the endpoint whose close this is (token < 0: post nothing)
   std::vector<ucp_dt_iov_t> iov;  // an iov send's or receive's pieces (UCX reads them until completion)
-  uint8_t header[kMaxHeader];
+  // An active message's header, or an atomic's operand (8-byte aligned for it).
+  alignas(8) uint8_t header[kMaxHeader];
 };
 
 // A received message whose data stayed with UCX (rendezvous, or eager data UCX let us keep) or

@@ -192,6 +192,10 @@ Napi::Value Atomic(const Napi::CallbackInfo& info) {
   Worker* w = ep->worker;
   if (w->finished != nullptr) ReclaimOps(env, w);
   Op* o = TakeOp(w, token, kCqAtomic);
+  // UCX may read the operand after the call returns (a queued atomic): a copy in the Op, so the
+  // caller may reuse its buffer at once (posted atomics need no buffer of their own).
+  memcpy(o->header, operand, static_cast<size_t>(size));
+  operand = o->header;
   ucp_request_param_t p = Param(o);
   p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
   p.datatype = ucp_dt_make_contig(static_cast<size_t>(size));
@@ -200,7 +204,7 @@ Napi::Value Atomic(const Napi::CallbackInfo& info) {
     p.reply_buffer = result;
   }
   ucs_status_ptr_t ret = api.atomic_op_nbx(ep->h, op, operand, 1, remote, k->h, &p);
-  return Napi::Number::New(env, Submitted(env, o, ret, info[3], fetch ? info[5] : Napi::Value()));
+  return Napi::Number::New(env, Submitted(env, o, ret, fetch ? info[5] : Napi::Value(), Napi::Value()));
 }
 
 Napi::Value EpFlush(const Napi::CallbackInfo& info) {

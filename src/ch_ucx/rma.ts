@@ -171,11 +171,10 @@ export class UcxRma implements RmaService {
     if (amo === undefined || amo === UCX_AMO_SWAP || amo === UCX_AMO_CSWAP || (width !== 4 && width !== 8)) {
       throw new Error(`ch_ucx: no posted UCX atomic for op ${op} of ${width} bytes`);
     }
-    // UCX reads the operand before the call returns only for short sends: a fresh one per post.
-    const operands = new BigUint64Array(1);
-    if (width === 8) operands[0] = BigInt.asUintN(64, operand);
-    else new Uint32Array(operands.buffer)[0] = Number(BigInt.asUintN(32, operand));
-    this.posted(target, addon.ucxAtomic(k.ep, amo, width, new Uint8Array(operands.buffer), 0, null, 0, k.base + offset, k.rkey,
+    // The binding copies the operand (UCX may read it after the call): the scratch is reused.
+    if (width === 8) this.operands[0] = BigInt.asUintN(64, operand);
+    else this.operands32[0] = Number(BigInt.asUintN(32, operand));
+    this.posted(target, addon.ucxAtomic(k.ep, amo, width, this.operandBytes, 0, null, 0, k.base + offset, k.rkey,
       TOKEN_RMA | target));
     this.counters.atomics++;
   }

@@ -591,7 +591,8 @@ export interface UcxBinding {
    * An atomic operation on the `size`-byte (4 or 8) word at remoteAddr (aligned), with the
    * operand at operands[opOff] (for UCX_AMO_CSWAP: the compare value, then the new value).
    * With `result`, the word's old value is written to result[resOff] on completion (required for
-   * SWAP and CSWAP). Operands and result are little-endian, naturally aligned.
+   * SWAP and CSWAP). Operands and result are little-endian, naturally aligned. The operand is
+   * copied within the call (operands may be reused at once); result must stay until completion.
    * @returns 0 | 1 (UCX_CQ_ATOMIC follows) | -status.
    */
   ucxAtomic(ep: UcxEndpoint, op: number, size: 4 | 8, operands: BufferLike, opOff: number,
