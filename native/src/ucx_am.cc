@@ -5,7 +5,8 @@
 //   ucxAmRecv(worker, descId, dest, off, len, token) -> 0 | 1 | -status
 //   ucxAmSendIov(ep, header, hOff, hLen, iov, count, keep, flags, token) -> 0 | 1 | -status
 //   ucxAmRecvIov(worker, descId, iov, count, keep, token) -> 0 | 1 | -status
-//   ucxAmDiscard(worker, descId)
+//   ucxAmView(worker, descId) -> Uint8Array over eager data UCX holds (no copy)
+//   ucxAmDiscard(worker, descId, view?)
 //   ucxProgress(worker) -> events handled (0: nothing happened)
 //
 // Why active messages and not tagged ones: an active message carries a header apart from its
@@ -230,10 +231,31 @@ Napi::Value AmRecvIov(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, Submitted(env, op, ret, info[4], Napi::Value()));
 }
 
+// A view of eager data UCX holds for a descriptor (kDescData), read in place: an external
+// ArrayBuffer over UCX's memory, valid until ucxAmDiscard, which detaches it before the memory
+// goes back to UCX (a view kept by mistake then reads as empty, never as freed memory).
+Napi::Value AmView(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* call = "ucxAmView";
+  Worker* w = Unwrap<Worker>(info, 0, call);
+  Desc* d = GetDesc(info, w, 1, call);
+  if (!(d->flags & kDescData)) {
+    ThrowRangeError(env, std::string(call) + ": only eager data UCX holds can be viewed (this is a rendezvous or a copy)");
+  }
+  napi_value ab;
+  if (napi_create_external_arraybuffer(env, d->data, d->length, nullptr, nullptr, &ab) != napi_ok) {
+    ThrowCodedError(env, "ENOTSUP", std::string(call) + ": this runtime cannot make an external ArrayBuffer");
+  }
+  return Napi::Uint8Array::New(env, d->length, Napi::ArrayBuffer(env, ab), 0);
+}
+
 Napi::Value AmDiscard(const Napi::CallbackInfo& info) {
   const char* call = "ucxAmDiscard";
   Worker* w = Unwrap<Worker>(info, 0, call);
   Desc* d = GetDesc(info, w, 1, call);
+  if (info.Length() > 2 && info[2].IsTypedArray()) {
+    napi_detach_arraybuffer(info.Env(), info[2].As<Napi::TypedArray>().ArrayBuffer());
+  }
   if (d->flags & kDescCopy) {
     free(d->data);
   } else {
@@ -270,7 +292,7 @@ ucs_status_t OnAmMessage(void* arg, const void* header, size_t headerLength, voi
   }
   auto hlen = static_cast<uint32_t>(headerLength);
   auto len = static_cast<uint32_t>(length);
-  if (!rndv && len <= w->inlineMax) {
+  if (!rndv && len <= w->inlineMax && !(persistent && len >= w->heldMin)) {
     w->inbox.Put(kRecMsg, header, hlen, data, len, len, 0);
     return UCS_OK;
   }
@@ -322,6 +344,7 @@ void RegisterAmExports(Napi::Env env, Napi::Object exports) {
   exports.Set("ucxAmRecv", Napi::Function::New(env, Locked<AmRecv>, "ucxAmRecv"));
   exports.Set("ucxAmSendIov", Napi::Function::New(env, Locked<AmSendIov>, "ucxAmSendIov"));
   exports.Set("ucxAmRecvIov", Napi::Function::New(env, Locked<AmRecvIov>, "ucxAmRecvIov"));
+  exports.Set("ucxAmView", Napi::Function::New(env, Locked<AmView>, "ucxAmView"));
   exports.Set("ucxAmDiscard", Napi::Function::New(env, Locked<AmDiscard>, "ucxAmDiscard"));
   exports.Set("ucxProgress", Napi::Function::New(env, Locked<Progress>, "ucxProgress"));
 }

@@ -168,6 +168,7 @@ Napi::Value WorkerCreate(const Napi::CallbackInfo& info) {
   }
   uint32_t inlineMaxLimit = inboxBytes / 2 - kRecordHeaderBytes - kMaxHeader;
   uint32_t inlineMax = OptionU32(info, options, call, "inlineMax", 0, inlineMaxLimit, std::min(kDefaultInlineMax, inlineMaxLimit));
+  uint32_t heldMin = OptionU32(info, options, call, "heldMin", 0, 4294967295.0, 4294967295u);
 
   ucp_worker_params_t params = {};
   params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
@@ -180,6 +181,7 @@ Napi::Value WorkerCreate(const Napi::CallbackInfo& info) {
   w->context = c;
   w->h = h;
   w->inlineMax = inlineMax;
+  w->heldMin = heldMin;
   ucp_worker_attr_t attr = {};
   attr.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
   size_t maxHeader = kMaxHeader;
@@ -198,7 +200,9 @@ Napi::Value WorkerCreate(const Napi::CallbackInfo& info) {
     am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
                     UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
     am.id = kAmId;
-    am.flags = UCP_AM_FLAG_WHOLE_MSG;
+    // Persistent data: eager data UCX lets us keep is held in place (no copy of ours) until
+    // it is received or viewed and released (ucx_am.cc).
+    am.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
     am.cb = OnAmMessage;
     am.arg = w;
     st = api.worker_set_am_recv_handler(h, &am);

@@ -64,7 +64,7 @@ const char kBuiltWithout[] =
 // Every UCX function of a full build, so that both builds export the same names.
 const char* const kFunctions[] = {
     "ucxLoad", "ucxContextCreate", "ucxContextDestroy", "ucxWorkerCreate", "ucxWorkerDestroy",
-    "ucxWorkerAddress", "ucxEpCreate", "ucxEpClose", "ucxEpStatus", "ucxAmSend", "ucxAmRecv", "ucxAmSendIov", "ucxAmRecvIov",
+    "ucxWorkerAddress", "ucxEpCreate", "ucxEpClose", "ucxEpStatus", "ucxAmSend", "ucxAmRecv", "ucxAmSendIov", "ucxAmRecvIov", "ucxAmView",
     "ucxAmDiscard", "ucxProgress", "ucxMemMap", "ucxMemAddress", "ucxMemUnmap", "ucxRkeyPack",
     "ucxRkeyUnpack", "ucxRkeyDestroy", "ucxPut", "ucxGet", "ucxAtomic", "ucxEpFlush", "ucxWorkerFlush",
     "ucxFence", "ucxArm", "ucxWait", "ucxBellAttach", "ucxBellArm", "ucxBellDisarm", "ucxBellDetach", "ucxBellServe", "ucxBellServed",

@@ -122,6 +122,7 @@ struct Worker : Handle {
   ucp_worker_h h = nullptr;
   int efd = -1;  // -1 without UCP_FEATURE_WAKEUP
   uint32_t inlineMax = 0;
+  uint32_t heldMin = UINT32_MAX;    // eager data of this size UCX lets us keep stays there (a descriptor)
   uint32_t maxHeader = kMaxHeader;  // the smaller of kMaxHeader and UCX's limit
   Inbox inbox;
   CompletionQueue cq;

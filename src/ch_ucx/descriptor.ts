@@ -9,6 +9,11 @@ import { UcxDevice } from './device.js';
 import { UCX_MEMORY } from './rma.js';
 
 const NAME = 'ch_ucx';
+/**
+ * Eager messages from this size stay in UCX's memory until mpid has read them in place (one copy
+ * fewer than through the inbox); below it the inbox is cheaper than making a view.
+ */
+const HELD_MIN = 16 * 1024;
 const INSTALL = 'install UCX on every host (Debian: apt-get install libucx0; to build tsmpi from source also libucx-dev)';
 
 /**
@@ -47,7 +52,7 @@ export const ucxDescriptor: DeviceDescriptor = {
     });
     let inboxBytes = 1 << 20;
     while (inboxBytes < 4 * (config.eagerMax + 64)) inboxBytes *= 2;
-    const rings = addon.ucxWorkerCreate(context, { inboxBytes, inlineMax: config.eagerMax });
+    const rings = addon.ucxWorkerCreate(context, { inboxBytes, inlineMax: config.eagerMax, heldMin: HELD_MIN });
     addon.ucxBellAttach(rings.worker, world.doorbell.cells, world.doorbell.index);
     const address = addon.ucxWorkerAddress(rings.worker);
     return {

@@ -3,7 +3,7 @@ import { copyBytes } from '../common/copy.js';
 import { TsmpiError } from '../common/errors.js';
 import {
   addon, UCS_ERR_ENDPOINT_TIMEOUT, UCS_ERR_NO_RESOURCE, UCX_CQ_ENTRY_WORDS, UCX_CQ_EP_FAILED, UCX_CQ_RECV, UCX_CQ_SEND, UCX_CTL_CQ_HEAD,
-  UCX_CTL_CQ_TAIL, UCX_CTL_INBOX_HEAD, UCX_CTL_INBOX_TAIL, UCX_DESC_RNDV, UCX_REC_DESC, UCX_REC_KIND_MASK, UCX_REC_MSG,
+  UCX_CTL_CQ_TAIL, UCX_CTL_INBOX_HEAD, UCX_CTL_INBOX_TAIL, UCX_DESC_DATA, UCX_DESC_RNDV, UCX_REC_DESC, UCX_REC_KIND_MASK, UCX_REC_MSG,
   UCX_REC_WRAP, UCX_RECORD_HEADER_BYTES, UCX_SEND_EAGER, UCX_SEND_IMMEDIATE, UCX_SEND_RNDV, type UcxContext,
   type UcxEndpoint, type UcxWorkerRings,
 } from '../native/addon.js';
@@ -114,7 +114,8 @@ export class UcxDevice implements Device {
   readonly limits: DeviceLimits;
   /** Counters read through MPI.T and --stats. */
   readonly counters = {
-    eager: 0, staged: 0, rndv: 0, rndvBytes: 0, iovSends: 0, iovRecvs: 0, eagerDescriptors: 0, pullWaits: 0, wakes: 0,
+    eager: 0, staged: 0, rndv: 0, rndvBytes: 0, iovSends: 0, iovRecvs: 0, eagerHeld: 0, eagerDescriptors: 0, pullWaits: 0,
+    wakes: 0,
   };
   private sink: PacketSink | null = null;
   private readonly worker;
@@ -408,13 +409,22 @@ export class UcxDevice implements Device {
         this.sink!.onPacket(src, words, f + FRAME_HDR, this.inbox, off + UCX_RECORD_HEADER_BYTES + FRAME_BYTES, len);
         c[UCX_CTL_INBOX_TAIL] = (tail + UCX_RECORD_HEADER_BYTES + FRAME_BYTES + pad8(len)) | 0;
       } else if (kind === UCX_REC_DESC) {
-        const descId = words[w + 3]!;
+        const descId = words[w + 3]! >>> 0; // an id carries a generation in its high bits
         if ((kindFlags & UCX_DESC_RNDV) !== 0) {
           const d = this.arrivingDesc;
           d[DESC_ID] = descId;
           d[DESC_LEN_LO] = len;
           d[DESC_LEN_HI] = 0;
           this.sink!.onPacket(src, words, f + FRAME_HDR, this.arrivingDescBytes, 0, DESC_WORDS * 4);
+        } else if ((kindFlags & UCX_DESC_DATA) !== 0) {
+          // Eager data UCX keeps for us: mpid reads it in place, then UCX has it back.
+          const view = addon.ucxAmView(this.worker, descId);
+          this.counters.eagerHeld++;
+          try {
+            this.sink!.onPacket(src, words, f + FRAME_HDR, view, 0, len);
+          } finally {
+            addon.ucxAmDiscard(this.worker, descId, view);
+          }
         } else {
           this.receiveEager(src, descId, len);
           this.sink!.onPacket(src, words, f + FRAME_HDR, this.eagerScratch, 0, len);

@@ -459,6 +459,12 @@ export interface UcxWorkerOptions {
   readonly completionSlots?: number;
   /** Largest payload copied into the inbox (larger ones arrive as descriptors); default 8192. */
   readonly inlineMax?: number;
+  /**
+   * Eager payloads of at least this many bytes that UCX lets us keep stay in UCX's memory as
+   * descriptors (UCX_DESC_DATA, read in place with ucxAmView) instead of being copied into the
+   * inbox; default never.
+   */
+  readonly heldMin?: number;
 }
 
 /** A new worker and the memory it reports through. */
@@ -561,7 +567,13 @@ export interface UcxBinding {
    */
   ucxAmRecvIov(worker: UcxWorker, descId: number, iov: Float64Array, count: number, keep: object, token: number): number;
   /** Drops the message held by a descriptor (a rendezvous sender's send then completes). */
-  ucxAmDiscard(worker: UcxWorker, descId: number): void;
+  ucxAmDiscard(worker: UcxWorker, descId: number, view?: Uint8Array): void;
+  /**
+   * Eager data UCX holds for descriptor `descId` (a REC_DESC record with UCX_DESC_DATA), read in
+   * place: a view over UCX's memory, valid until ucxAmDiscard(worker, descId, view), which gives
+   * the memory back and detaches the view. Worker option heldMin decides which messages stay.
+   */
+  ucxAmView(worker: UcxWorker, descId: number): Uint8Array;
   /**
    * ucp_worker_progress once, after moving records and completions that waited natively into the
    * rings. Arrivals and completions land in the rings.

@@ -25,6 +25,8 @@ export function checkMessages(r: PairResult): void {
     assert.deepEqual(side.failures, [], 'no endpoint may fail');
     // Inline records, rendezvous descriptors and eager data held outside the inbox all occurred.
     assert.ok(side.paths.inline > 0 && side.paths.rndv > 0 && side.paths.data + side.paths.copy > 0, JSON.stringify(side.paths));
+    // Held eager data (UCX_AM_FLAG_PERSISTENT_DATA) was read in place too.
+    assert.ok(side.paths.viewed > 0, JSON.stringify(side.paths));
   }
 }
 
