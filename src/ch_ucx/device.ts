@@ -8,7 +8,7 @@ import {
   type UcxEndpoint, type UcxWorkerRings,
 } from '../native/addon.js';
 import {
-  HEADER_WORDS, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_ROOM, SENT, type Device, type DeviceLimits,
+  HEADER_WORDS, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_ROOM, SENT, SENT_HOLDING, type Device, type DeviceLimits,
   type PackedData, type PacketSink, type RankDoorbell, type SendHint, type SendResult,
 } from '../mpid/device.js';
 import type { UcxConfig } from './config.js';
@@ -43,10 +43,17 @@ const TOKEN_RNDV = 2 << 24;
 const TOKEN_PULL = 3 << 24;
 /** A rendezvous receive going on in the background (4 .. 6 are one-sided's, in rma.ts). */
 const TOKEN_RECV = 7 << 24;
+/** An eager send UCX reads from the user's buffer (the slot is mpid's holdId). */
+const TOKEN_HELD = 8 << 24;
 const TOKEN_KIND = 0xff << 24;
 const TOKEN_SLOT = 0xffffff;
 
 const EMPTY = new Uint8Array(0);
+/**
+ * Eager messages from this size are sent from the user's buffer (SENT_HOLDING): UCX cannot send
+ * them within the call (they span fragments), and a staged copy cost a memcpy of each.
+ */
+const HOLD_MIN = 16 * 1024;
 const pad8 = (n: number): number => (n + 7) & ~7;
 
 /**
@@ -114,7 +121,7 @@ export class UcxDevice implements Device {
   readonly limits: DeviceLimits;
   /** Counters read through MPI.T and --stats. */
   readonly counters = {
-    eager: 0, staged: 0, rndv: 0, rndvBytes: 0, iovSends: 0, iovRecvs: 0, eagerHeld: 0, eagerDescriptors: 0, pullWaits: 0,
+    eager: 0, held: 0, staged: 0, rndv: 0, rndvBytes: 0, iovSends: 0, iovRecvs: 0, eagerHeld: 0, eagerDescriptors: 0, pullWaits: 0,
     wakes: 0,
   };
   private sink: PacketSink | null = null;
@@ -205,7 +212,7 @@ export class UcxDevice implements Device {
   }
 
   sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number,
-             packed: PackedData | null, hint: SendHint): SendResult {
+             packed: PackedData | null, hint: SendHint, holdId = -1): SendResult {
     const ep = this.endpoint(peer);
     const frame = this.frame;
     frame[FRAME_SRC] = this.rank;
@@ -219,6 +226,7 @@ export class UcxDevice implements Device {
       src = this.packScratch;
       off = 0;
     }
+    if (len >= HOLD_MIN && holdId >= 0 && holdId <= TOKEN_SLOT && packed === null) return this.sendHolding(peer, ep, src, off, len, holdId);
     const now = addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, src, off, len, UCX_SEND_EAGER | UCX_SEND_IMMEDIATE, 0);
     if (now === 0) {
       this.sendSeq[peer]!++;
@@ -238,6 +246,21 @@ export class UcxDevice implements Device {
     this.sendSeq[peer]!++;
     this.counters.staged++;
     return SENT;
+  }
+
+  /**
+   * An eager message too large for UCX to send within the call (it spans several fragments):
+   * UCX reads it from the user's buffer, which mpid leaves untouched until onSendDone, instead
+   * of from a staged copy.
+   */
+  private sendHolding(peer: number, ep: UcxEndpoint, src: Uint8Array, off: number, len: number, holdId: number): SendResult {
+    const r = addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, src, off, len, UCX_SEND_EAGER, TOKEN_HELD | holdId);
+    if (r < 0) this.failSend(peer, r);
+    this.sendSeq[peer]!++;
+    this.counters.eager++;
+    if (r === 0) return SENT;
+    this.counters.held++;
+    return SENT_HOLDING;
   }
 
   /** The request of a rendezvous, with the source (held since describeSource) as UCX rendezvous data. */
@@ -488,6 +511,13 @@ export class UcxDevice implements Device {
           break;
         case TOKEN_RNDV:
           this.releaseRndv(slot);
+          break;
+        case TOKEN_HELD:
+          if (status < 0 && !this.closing) {
+            // A lost peer also fails its endpoint (UCX_CQ_EP_FAILED, which names it); this says what was lost.
+            throw new PeerLostError(`ch_ucx: rank ${this.rank}: an eager send failed: ${addon.ucxStatusName(status)}`);
+          }
+          this.sink!.onSendDone(slot);
           break;
         case TOKEN_PULL:
           if (kind === UCX_CQ_RECV) this.pullStatus = status < 0 ? status : 0;

@@ -79,7 +79,13 @@ export const SENT = 0;
 export const NO_ROOM = 1;
 /** Eager data does not fit the peer's eager buffers now: send the message by rendezvous instead. */
 export const NO_EAGER_ROOM = 2;
-export type SendResult = typeof SENT | typeof NO_ROOM | typeof NO_EAGER_ROOM;
+/**
+ * Sent, but the device still reads the payload (a network library holds the user's buffer
+ * until its send completes, instead of a copy): it calls PacketSink.onSendDone(holdId) when the
+ * buffer is free again. Only when sendPacket was given a holdId.
+ */
+export const SENT_HOLDING = 3;
+export type SendResult = typeof SENT | typeof NO_ROOM | typeof NO_EAGER_ROOM | typeof SENT_HOLDING;
 
 /** attachGrant's answer when the device cannot grant now (its buffers serve other transfers). */
 export const NO_GRANT = -1;
@@ -122,6 +128,8 @@ export interface PacketSink {
   onPacket(peer: number, hdr: Int32Array, at: number, payload: Uint8Array, off: number, len: number): void;
   /** A pipelined rendezvous receive finished moving all its bytes (push path). */
   onPushComplete(rreqId: number): void;
+  /** The payload of a send that returned SENT_HOLDING (its holdId) is no longer read. */
+  onSendDone(holdId: number): void;
 }
 
 export interface Device {
@@ -141,10 +149,12 @@ export interface Device {
    * Sends one packet: `hdr[0 .. HEADER_WORDS)` unread, with `payload[off .. off+len)`, or packed
    * bytes [0, len) of `packed` when it is given (then `payload` is unused). NO_ROOM when the
    * peer's ring is full, NO_EAGER_ROOM (HINT_MAY_BUFFER only) when its eager buffers are:
-   * nothing was sent either way.
+   * nothing was sent either way. The payload is read before the call returns, unless `holdId`
+   * is given (>= 0: the buffer is the user's and stays untouched until the send completes): then
+   * the device may keep reading it and answer SENT_HOLDING.
    */
   sendPacket(peer: number, hdr: Int32Array, payload: Uint8Array | null, off: number, len: number,
-             packed: PackedData | null, hint: SendHint): SendResult;
+             packed: PackedData | null, hint: SendHint, holdId?: number): SendResult;
 
   /** Handles arrivals on every peer of this device; never blocks. Returns packets handled. */
   poll(): number;

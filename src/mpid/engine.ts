@@ -1,7 +1,7 @@
 import createDebug from 'debug';
 import { copyBytes } from '../common/copy.js';
 import {
-  CONTROL_PAYLOAD_MAX, HINT_INLINE, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_GRANT, SENT, type Device,
+  CONTROL_PAYLOAD_MAX, HINT_INLINE, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_GRANT, SENT, SENT_HOLDING, type Device,
   type PackedData, type PacketSink,
 } from './device.js';
 import {
@@ -121,12 +121,17 @@ export class Engine implements PacketSink {
     const len = lengthOf(r);
     if (r.pendingType === PKT_EAGER) {
       writeMessageHeader(hdr, PKT_EAGER, r.mode === MODE_SYNC ? FLAG_SYNC : 0, r.ctx, r.rank, r.tag, len, r.id);
-      const result = dev.sendPacket(r.peer, hdr, r.buf, 0, len, r.packed, HINT_MAY_BUFFER);
+      // The user's buffer stays untouched until the request completes: a device may hold it.
+      const result = dev.sendPacket(r.peer, hdr, r.buf, 0, len, r.packed, HINT_MAY_BUFFER, r.packed === null ? r.id : -1);
       if (result === SENT) {
         this.counters.eagerSends++;
         r.sendGot |= SEND_DATA_GONE;
         this.checkSendDone(r);
         return true;
+      }
+      if (result === SENT_HOLDING) {
+        this.counters.eagerSends++;
+        return true; // onSendDone follows
       }
       if (result !== NO_EAGER_ROOM) return false;
       this.counters.eagerFallbacks++;
@@ -336,6 +341,12 @@ export class Engine implements PacketSink {
     }
     dev.expectPush(peer, r.id, dest, r.packed, fits, len);
     this.sendControl(peer, PKT_CTS, r.peerReq, r.id);
+  }
+
+  onSendDone(holdId: number): void {
+    const r = this.requests.get(holdId);
+    r.sendGot |= SEND_DATA_GONE;
+    this.checkSendDone(r);
   }
 
   onPushComplete(rreqId: number): void {

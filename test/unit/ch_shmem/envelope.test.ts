@@ -46,9 +46,12 @@ const sink: PacketSink = {
   onPushComplete() {
     throw new Error('no rendezvous in this test');
   },
+  onSendDone() {
+    throw new Error('ch_shmem never holds a payload');
+  },
 };
 receiver.init(sink);
-sender.init({ onPacket: () => { throw new Error('nothing flows back'); }, onPushComplete: () => undefined });
+sender.init({ onPacket: () => { throw new Error('nothing flows back'); }, onPushComplete: () => undefined, onSendDone: () => undefined });
 
 /** A deterministic pseudo-random stream (xorshift), so a failure can be replayed. */
 function stream(seed: number): () => number {
