@@ -41,6 +41,13 @@ export function isWord(at: number, len: number): boolean {
   return (len === 4 || len === 8) && (at & (len - 1)) === 0;
 }
 
+/**
+ * Accumulates of at least this many elements run as one native loop under the part's mutex
+ * (beginBulkUpdate) instead of one CPU atomic per element: the mutex and the mode change cost
+ * about what 64 atomics do.
+ */
+const BULK_MIN_ELEMENTS = 64;
+
 export class DirectAccess {
   private readonly word = new WordStage();
 
@@ -79,6 +86,15 @@ export class DirectAccess {
     const n = list !== null ? list.length : 2;
     let cpuCapable = part.atomics !== null && (kind !== CAS || list === null);
     for (let b = 0; cpuCapable && b < n; b += 2) cpuCapable = AtomicViews.directFor(elemKind, at + (list !== null ? list[b]! : 0));
+    const size = kindBytes(elemKind);
+    if (kind !== CAS && cpuCapable && bytes >= BULK_MIN_ELEMENTS * size && this.locks.beginBulkUpdate(t)) {
+      try {
+        this.bulkUpdate(part, at, list, bytes, elemKind, op, data, into);
+      } finally {
+        this.locks.endBulkUpdate(t);
+      }
+      return true;
+    }
     const how = this.locks.beginUpdate(t, cpuCapable);
     if (how === UPDATE_AGENT) return false;
     try {
@@ -87,7 +103,6 @@ export class DirectAccess {
         else this.plainCompareAndSwap(part, at, bytes, data!, into!);
         return true;
       }
-      const size = kindBytes(elemKind);
       for (let b = 0, pos = 0; b < n; b += 2) {
         const o = at + (list !== null ? list[b]! : 0);
         const len = list !== null ? list[b + 1]! : bytes;
@@ -100,6 +115,25 @@ export class DirectAccess {
       return true;
     } finally {
       this.locks.endUpdate(t, how);
+    }
+  }
+
+  /**
+   * A long update under beginBulkUpdate: the old values out to `into`, then the op applied in
+   * place by the native kernel (mpir's ops hand long vectors to native/src/reduce.cc).
+   */
+  private bulkUpdate(part: Part, at: number, list: Float64Array | null, bytes: number, elemKind: number, op: number,
+                     data: Uint8Array | null, into: Uint8Array | null): void {
+    const size = kindBytes(elemKind);
+    const n = list !== null ? list.length : 2;
+    const memory = part.mem.bytes;
+    for (let b = 0, pos = 0; b < n; b += 2) {
+      const o = at + (list !== null ? list[b]! : 0);
+      const len = list !== null ? list[b + 1]! : bytes;
+      const target = memory.subarray(o, o + len);
+      if (into !== null) into.set(target, pos);
+      if (data !== null) this.reducer.reduce(op, elemKind, data.subarray(pos, pos + len), target, len / size);
+      pos += len;
     }
   }
 

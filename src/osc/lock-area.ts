@@ -112,6 +112,8 @@ export function tryTake(words: Int32Array, at: number, lockType: number): boolea
 
 export class LockAreas {
   private readonly inflight: number;
+  /** beginBulkUpdate moved the area from cpu mode (endBulkUpdate moves it back). */
+  private bulkFlipped = false;
   /** Device areas whose mode this rank asked for at least once. */
   private readonly claimed = new Set<DeviceArea>();
 
@@ -238,6 +240,36 @@ export class LockAreas {
       this.mutexAcquire(a);
       if (!cpuCapable || !this.migrateBack(a)) return UPDATE_DEVICE;
     }
+  }
+
+  /**
+   * Before a long read-modify-write on `t`'s part, done as one native loop of plain loads and
+   * stores (an element-by-element CPU atomic costs ~8 ns, the loop a fraction of that): takes
+   * the mutex and holds the area in device mode for its length, cpu-mode steps in flight waited
+   * out as enterDevice does, so the loop is atomic with every other update whichever path that
+   * takes. endBulkUpdate puts the mode back (no migration: no rank of another node took part).
+   * False for areas whose elements other hosts' device atomics update without the mutex
+   * (mixed) and for areas not ours to update with the CPU: the caller takes beginUpdate's path.
+   */
+  beginBulkUpdate(t: number): boolean {
+    const a = this.areas[t]!;
+    if (this.mixed || a.method !== LOCK_CPU) return false;
+    this.mutexAcquire(a);
+    const w = a.mem.words;
+    this.bulkFlipped = Atomics.load(w, a.at + MODE) === MODE_CPU;
+    if (this.bulkFlipped) {
+      Atomics.store(w, a.at + MODE, MODE_DEVICE);
+      a.mem.storeBarrier();
+      for (let i = 0; i < this.n; i++) while (Atomics.load(w, a.at + B_AT + this.n + i) !== 0) this.idle();
+    }
+    return true;
+  }
+
+  endBulkUpdate(t: number): void {
+    const a = this.areas[t]!;
+    if (this.bulkFlipped) Atomics.store(a.mem.words, a.at + MODE, MODE_CPU);
+    this.bulkFlipped = false;
+    this.mutexRelease(a);
   }
 
   endUpdate(t: number, how: number): void {
