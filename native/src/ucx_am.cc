@@ -91,14 +91,12 @@ void OnRecvDone(void* request, ucs_status_t status, size_t length, void* userDat
   CompleteOp(request, status, userData, static_cast<int32_t>(length > 0x7fffffff ? 0x7fffffff : length));
 }
 
-Napi::Value AmSend(const Napi::CallbackInfo& info) {
+// What every active-message send shares: the header and flags checked, an Op with its own copy
+// of the header (UCX may read it after the call returns: a queued or rendezvous send), and the
+// request parameters; the caller adds its datatype and sends.
+Op* StartSend(const Napi::CallbackInfo& info, const char* call, Endpoint* ep, const Bytes& header, uint32_t flags,
+              int32_t token, ucp_request_param_t* p) {
   Napi::Env env = info.Env();
-  const char* call = "ucxAmSend";
-  Endpoint* ep = Unwrap<Endpoint>(info, 0, call);
-  Bytes header = GetRange(info, 1, call, "header");
-  Bytes payload = GetRange(info, 4, call, "payload");
-  uint32_t flags = static_cast<uint32_t>(GetInteger(info, 7, call, "flags", 0, kSendFlags));
-  int32_t token = GetToken(info, 8, call);
   Worker* w = ep->worker;
   if (header.length > w->maxHeader) {
     ThrowRangeError(env, std::string(call) + ": a header of " + std::to_string(header.length) +
@@ -109,16 +107,26 @@ Napi::Value AmSend(const Napi::CallbackInfo& info) {
   }
   if (w->finished != nullptr) ReclaimOps(env, w);
   Op* op = TakeOp(w, token, kCqSend);
-  // UCX may read the header after this call returns (a queued or rendezvous send): a copy.
   if (header.length > 0) memcpy(op->header, header.data, header.length);
+  p->op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+  if (flags & kSendImmediate) p->op_attr_mask |= UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+  p->cb.send = OnSendDone;
+  p->user_data = op;
+  p->flags = ((flags & kSendEager) ? UCP_AM_SEND_FLAG_EAGER : 0) | ((flags & kSendRndv) ? UCP_AM_SEND_FLAG_RNDV : 0);
+  return op;
+}
+
+Napi::Value AmSend(const Napi::CallbackInfo& info) {
+  const char* call = "ucxAmSend";
+  Endpoint* ep = Unwrap<Endpoint>(info, 0, call);
+  Bytes header = GetRange(info, 1, call, "header");
+  Bytes payload = GetRange(info, 4, call, "payload");
+  uint32_t flags = static_cast<uint32_t>(GetInteger(info, 7, call, "flags", 0, kSendFlags));
+  int32_t token = GetToken(info, 8, call);
   ucp_request_param_t p;
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-  if (flags & kSendImmediate) p.op_attr_mask |= UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-  p.cb.send = OnSendDone;
-  p.user_data = op;
-  p.flags = ((flags & kSendEager) ? UCP_AM_SEND_FLAG_EAGER : 0) | ((flags & kSendRndv) ? UCP_AM_SEND_FLAG_RNDV : 0);
+  Op* op = StartSend(info, call, ep, header, flags, token, &p);
   ucs_status_ptr_t ret = api.am_send_nbx(ep->h, kAmId, op->header, header.length, payload.data, payload.length, &p);
-  return Napi::Number::New(env, Submitted(env, op, ret, info[4], Napi::Value()));
+  return Napi::Number::New(info.Env(), Submitted(info.Env(), op, ret, info[4], Napi::Value()));
 }
 
 Napi::Value AmRecv(const Napi::CallbackInfo& info) {
@@ -163,34 +171,19 @@ void FillIov(Op* op, const IovPairs& list) {
 // itself: a rendezvous moves them zero-copy. `keep` (the memory's buffer) stays referenced
 // until the completion.
 Napi::Value AmSendIov(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
   const char* call = "ucxAmSendIov";
   Endpoint* ep = Unwrap<Endpoint>(info, 0, call);
   Bytes header = GetRange(info, 1, call, "header");
   IovPairs list = GetIovPairs(info, 4, call, "iov", "count");
   uint32_t flags = static_cast<uint32_t>(GetInteger(info, 7, call, "flags", 0, kSendEager | kSendRndv));
   int32_t token = GetToken(info, 8, call);
-  Worker* w = ep->worker;
-  if (header.length > w->maxHeader) {
-    ThrowRangeError(env, std::string(call) + ": a header of " + std::to_string(header.length) +
-                             " bytes is over the limit of " + std::to_string(w->maxHeader));
-  }
-  if ((flags & kSendEager) && (flags & kSendRndv)) {
-    ThrowRangeError(env, std::string(call) + ": flags asks for eager and rendezvous at once");
-  }
-  if (w->finished != nullptr) ReclaimOps(env, w);
-  Op* op = TakeOp(w, token, kCqSend);
-  if (header.length > 0) memcpy(op->header, header.data, header.length);
-  FillIov(op, list);
   ucp_request_param_t p;
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS |
-                   UCP_OP_ATTR_FIELD_DATATYPE;
-  p.cb.send = OnSendDone;
-  p.user_data = op;
+  Op* op = StartSend(info, call, ep, header, flags, token, &p);
+  FillIov(op, list);
+  p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
   p.datatype = ucp_dt_make_iov();
-  p.flags = ((flags & kSendEager) ? UCP_AM_SEND_FLAG_EAGER : 0) | ((flags & kSendRndv) ? UCP_AM_SEND_FLAG_RNDV : 0);
   ucs_status_ptr_t ret = api.am_send_nbx(ep->h, kAmId, op->header, header.length, op->iov.data(), op->iov.size(), &p);
-  return Napi::Number::New(env, Submitted(env, op, ret, info[6], Napi::Value()));
+  return Napi::Number::New(info.Env(), Submitted(info.Env(), op, ret, info[6], Napi::Value()));
 }
 
 // ucxAmRecv into user-memory pieces (a derived datatype's receive buffer): UCX scatters the

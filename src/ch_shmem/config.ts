@@ -2,7 +2,7 @@ import { ConfigError } from '../common/errors.js';
 import os from 'node:os';
 import { declareChoice, declareInt } from '../common/config.js';
 import { DIRECT_PACK_MIN } from '../mpid/config.js';
-import { FRAME_BYTES } from './layout.js';
+import { FRAME_BYTES, SLOT_BYTES } from './frame.js';
 
 /** Slots of 128 B in each per-pair ring (a power of two). */
 export const SHMEM_SLOTS = declareInt({
@@ -93,7 +93,7 @@ export function readShmemConfig(env: NodeJS.ProcessEnv = process.env): ShmemConf
   if (c.eagerMax * 2 > c.eagerBytes) {
     throw configError(`TSMPI_EAGER_MAX=${c.eagerMax} needs TSMPI_SHMEM_EAGER_BYTES >= ${c.eagerMax * 2} (it is ${c.eagerBytes})`);
   }
-  const shortLimit = c.slots * 128 / 2 - FRAME_BYTES;
+  const shortLimit = c.slots * SLOT_BYTES / 2 - FRAME_BYTES;
   if (c.shortMax > shortLimit) throw configError(`TSMPI_SHORT_MAX=${c.shortMax} must fit half the ring: at most ${shortLimit} with ${c.slots} slots`);
   if (c.bounceChunk % 128 !== 0) throw configError(`TSMPI_SHMEM_BOUNCE_CHUNK=${c.bounceChunk} is not a multiple of 128`);
   return c;
