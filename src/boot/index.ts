@@ -87,6 +87,11 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     // hosts share one kernel's CPUs): what decides whether a wait may spin.
     const machineRanks = cards.filter((c) => c.kernelId === mine.kernelId).length;
     const spinBudget = Progress.spinBudgetFor(machineRanks, spinPolls);
+    let built: World | null = null;
+    const fail = (error: Error): never => {
+      built?.onDeviceFailure?.(error);
+      throw error;
+    };
     const chosen = chooseDevices(pm.rank, cards, opened.map((o) => o.descriptor), forced, registered);
     const bells = cards.map((c) => (c.rank !== pm.rank && chosen[c.rank]!.sharesMemory ? PeerBell.attach(c.bell, c.rank) : null));
     const devices: Device[] = [];
@@ -94,7 +99,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     let rma: { service: RmaService; caps: MemoryCapabilities } | null = null;
     for (const { descriptor, open } of opened) {
       const peers = cards.filter((c) => chosen[c.rank] === descriptor);
-      const device = open.connect({ peers, cards, bellOf: (r) => bells[r] ?? null, spinBudget });
+      const device = open.connect({ peers, cards, bellOf: (r) => bells[r] ?? null, spinBudget, fail });
       devices.push(device);
       for (const c of peers) deviceOf[c.rank] = device;
       if (rma === null && device.rma?.expose !== undefined) rma = { service: device.rma, caps: descriptor.memory ?? NO_MEMORY };
@@ -104,7 +109,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     doorbell.unlink();
     trace('rank %d of %d on %s: %s', pm.rank, pm.size, mine.nodeId,
       opened.map((o) => `${o.descriptor.name} ${chosen.filter((d) => d === o.descriptor).length}`).join(', '));
-    return new World({
+    return built = new World({
       pm, jobId, cards, devices, deviceOf, bells,
       sharesMemory: chosen.map((d) => d.sharesMemory),
       memoryOf: chosen.map((d) => d.memory ?? NO_MEMORY),

@@ -64,7 +64,7 @@ export const ucxDescriptor: DeviceDescriptor = {
           eps[c.rank] = addon.ucxEpCreate(rings.worker, Buffer.from(c.devices.get(NAME)!, 'base64url'), c.rank);
         }
         return new UcxDevice(config, world.rank, world.size, { context, rings }, eps, (r) => links.cards[r]?.nodeId ?? '?',
-          { doorbell: world.doorbell, spinBudget: links.spinBudget });
+          { doorbell: world.doorbell, spinBudget: links.spinBudget, fail: links.fail });
       },
       connected: () => undefined,
       abandon: () => addon.ucxContextDestroy(context),

@@ -82,6 +82,8 @@ export class PeerLostError extends TsmpiError {
 export interface UcxWaiting {
   readonly doorbell: RankDoorbell;
   readonly spinBudget: number;
+  /** Where a lost peer goes (DeviceLinks.fail): the upper layer's error handler. */
+  readonly fail: (error: Error) => never;
 }
 
 /** Longest single sleep of a device wait; it polls again after it (a lost wake-up costs this much). */
@@ -515,7 +517,7 @@ export class UcxDevice implements Device {
         case TOKEN_HELD:
           if (status < 0 && !this.closing) {
             // A lost peer also fails its endpoint (UCX_CQ_EP_FAILED, which names it); this says what was lost.
-            throw new PeerLostError(`ch_ucx: rank ${this.rank}: an eager send failed: ${addon.ucxStatusName(status)}`);
+            this.waiting.fail(new PeerLostError(`ch_ucx: rank ${this.rank}: an eager send failed: ${addon.ucxStatusName(status)}`));
           }
           this.sink!.onSendDone(slot);
           break;
@@ -586,9 +588,9 @@ export class UcxDevice implements Device {
   }
 
   private failSend(peer: number, status: number): never {
-    throw new PeerLostError(`ch_ucx: rank ${this.rank} lost rank ${peer} (on ${this.nodeOf(peer)}): ` +
+    return this.waiting.fail(new PeerLostError(`ch_ucx: rank ${this.rank} lost rank ${peer} (on ${this.nodeOf(peer)}): ` +
       `${addon.ucxStatusName(status)}${status === UCS_ERR_ENDPOINT_TIMEOUT ? this.silence() : ''}; ` +
-      'the rank or its host is gone, or the network between us is down');
+      'the rank or its host is gone, or the network between us is down'));
   }
 
   private silence(): string {

@@ -268,6 +268,12 @@ export interface DeviceLinks {
    * waits by itself (ch_ucx's one-sided completions).
    */
   readonly spinBudget: number;
+  /**
+   * A fatal error of the device (a peer it can no longer reach): hands it to the upper layer's
+   * handler (mpir: MPI.COMM_WORLD's error handler, which ends the job or raises MPI.Exception),
+   * else throws it. Never returns.
+   */
+  fail(error: Error): never;
 }
 
 /** A device opened on this rank, between the two steps of bootstrap. */

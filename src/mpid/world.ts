@@ -40,6 +40,11 @@ export interface WorldParts {
  * src/boot opens them, chooses one per peer and hands the result here.
  */
 export class World {
+  /**
+   * The upper layer's handler of a device's fatal error (DeviceLinks.fail): may end the job or
+   * throw its own error; if it returns, the device's error is thrown.
+   */
+  onDeviceFailure: ((error: Error) => void) | null = null;
   readonly pm: ProcessManager;
   readonly jobId: string;
   readonly cards: readonly BusinessCard[];

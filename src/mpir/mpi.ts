@@ -40,6 +40,15 @@ function Init(): void {
   const world = runtime.start('MPI.Init');
   COMM_WORLD.bind(worldCore(world.rank, world.size));
   COMM_SELF.bind(selfCore(world.rank));
+  // A device's fatal error (a peer lost with its host, say) under MPI.ERRORS_RETURN on
+  // MPI.COMM_WORLD is an MPI.Exception of the call that was progressing. Under the fatal
+  // handlers the device's error ends the rank as it is (uncaught), and the launcher the job:
+  // a PMI abort from here was not carried out by hydra with a host cut off (the job hung).
+  world.onDeviceFailure = (error) => {
+    if (!COMM_WORLD.Get_errhandler().isFatal) {
+      throw new MPIException(ErrorClass.ERR_OTHER, `MPI_COMM_WORLD.progress: ${error.message}`, { cause: error });
+    }
+  };
 }
 
 function Init_thread(required: number = THREAD_MULTIPLE): number {

@@ -14,7 +14,8 @@ import { launcherProgram, link, node, runOn, tsmpiexecOnH1, whyNoMultiHost } fro
  * falls silent; under hydra the surviving rank's UCX endpoint to h2 fails, by TCP keepalive
  * when the connection was idle (ch_ucx's UCX defaults) or by ch_ucx's peer watch (heartbeats
  * in a ring, native/src/ucx_watch.cc) when data was in flight, and the rank's wait ends with
- * PeerLostError naming the host. The link is healed in a finally, whatever happened.
+ * PeerLostError naming the lost rank and its host (under MPI.ERRORS_RETURN, an MPI.Exception
+ * the program catches). The link is healed in a finally, whatever happened.
  */
 const skip = whyNoMultiHost();
 const noHydra = fs.existsSync('/usr/bin/mpiexec.hydra') ? false : 'mpiexec.hydra is not installed (apt-get install mpich)';
@@ -101,26 +102,37 @@ describe('a host cut off the network mid-job', { skip }, () => {
     }
   });
 
-  for (const mode of ['idle', 'stream'] as const) {
-    it(`under hydra, ${mode === 'idle' ? 'the connection idle' : 'data in flight'} at the cut: the surviving rank's wait ends with the lost peer and its host named`, {
+  const described = {
+    idle: 'the connection idle at the cut: the job ends with the lost peer and its host named',
+    stream: 'data in flight at the cut: the job ends with the lost peer and its host named',
+    return: 'under MPI.ERRORS_RETURN: the surviving rank catches an MPI.Exception naming the lost peer and its host',
+  } as const;
+  for (const mode of ['idle', 'stream', 'return'] as const) {
+    it(`under hydra, ${described[mode]}`, {
       timeout: 120_000, skip: noHydra,
     }, async () => {
       const ready = when(60_000, 'both ranks ready');
       // Counted from the start (hydra's start-up included); the bound that matters, from the
       // cut, is asserted below.
-      const lost = when(80_000, 'a PeerLostError naming h2 in rank 0');
+      const lost = when(80_000, 'an error naming the lost rank 1 on h2 in rank 0');
       let hydra: import('node:child_process').ChildProcess | null = null;
       let message = '';
       const pids: number[] = [];
       try {
         const job = runOn('h1', ['mpiexec.hydra', '-bootstrap-exec', NETNS_SSH, '-hosts', 'h1,h2', '-n', '2',
-          node, launcherProgram('wait-on-peer'), ...(mode === 'stream' ? ['stream'] : [])], 90_000, {
+          node, launcherProgram('wait-on-peer'), ...(mode === 'idle' ? [] : [mode])], 90_000, {
           onStdout: (text, child) => {
             hydra = child;
             pids.splice(0, pids.length, ...[...text.matchAll(/ pid (\d+) ready$/gm)].map((m) => Number(m[1])));
             ready.poke((text.match(/ ready$/gm) ?? []).length === 2);
+            if (mode === 'return') {
+              const m = /rank 0 caught MPI\.Exception of class ERR_OTHER: MPI_COMM_WORLD\.progress: ch_ucx: rank 0 lost rank 1 \(on h2\b[^\n]*/.exec(text);
+              if (m !== null) message = m[0];
+              lost.poke(m !== null);
+            }
           },
           onStderr: (text) => {
+            if (mode === 'return') return;
             const m = /PeerLostError: ch_ucx: rank 0 lost rank 1 \(on h2\b[^\n]*/.exec(text);
             if (m !== null) message = m[0];
             lost.poke(m !== null);
