@@ -78,8 +78,8 @@ export class PeerLostError extends TsmpiError {
   }
 }
 
-/** How a wait of the device's own sleeps: after spinBudget fruitless polls, on the rank's doorbell. */
-export interface UcxWaiting {
+/** What the device takes from its rank: the doorbell and spin budget its own waits use, and where a lost peer goes. */
+export interface UcxRankLinks {
   readonly doorbell: RankDoorbell;
   readonly spinBudget: number;
   /** Where a lost peer goes (DeviceLinks.fail): the upper layer's error handler. */
@@ -171,7 +171,7 @@ export class UcxDevice implements Device {
 
   constructor(private readonly config: UcxConfig, private readonly rank: number, worldSize: number,
               private readonly side: UcxEndpointSide, private readonly eps: readonly (UcxEndpoint | null)[],
-              private readonly nodeOf: (rank: number) => string, private readonly waiting: UcxWaiting) {
+              private readonly nodeOf: (rank: number) => string, private readonly links: UcxRankLinks) {
     this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS };
     const rings = side.rings;
     this.worker = rings.worker;
@@ -188,7 +188,7 @@ export class UcxDevice implements Device {
     this.freeStaging = Int32Array.from({ length: config.staging }, (_, i) => config.staging - 1 - i);
     this.freeStagingCount = config.staging;
     this.rma = new UcxRma(side.context, rings.worker, eps, () => this.poll(), () => this.sleepUntilEvent(),
-      waiting.spinBudget, (peer, status) => this.failSend(peer, status));
+      links.spinBudget, (peer, status) => this.failSend(peer, status));
     this.startWatch(worldSize);
   }
 
@@ -383,7 +383,7 @@ export class UcxDevice implements Device {
    * device runs itself (one-sided completions), which only UCX can end.
    */
   private sleepUntilEvent(): void {
-    const { cells, index } = this.waiting.doorbell;
+    const { cells, index } = this.links.doorbell;
     const seen = Atomics.load(cells, index);
     if (!addon.ucxBellArm(this.worker)) return; // events are pending: the caller polls them
     if (this.poll() === 0) addon.futexWait(cells, index, seen, SLEEP_MS);
@@ -517,7 +517,7 @@ export class UcxDevice implements Device {
         case TOKEN_HELD:
           if (status < 0 && !this.closing) {
             // A lost peer also fails its endpoint (UCX_CQ_EP_FAILED, which names it); this says what was lost.
-            this.waiting.fail(new PeerLostError(`ch_ucx: rank ${this.rank}: an eager send failed: ${addon.ucxStatusName(status)}`));
+            this.links.fail(new PeerLostError(`ch_ucx: rank ${this.rank}: an eager send failed: ${addon.ucxStatusName(status)}`));
           }
           this.sink!.onSendDone(slot);
           break;
@@ -588,7 +588,7 @@ export class UcxDevice implements Device {
   }
 
   private failSend(peer: number, status: number): never {
-    return this.waiting.fail(new PeerLostError(`ch_ucx: rank ${this.rank} lost rank ${peer} (on ${this.nodeOf(peer)}): ` +
+    return this.links.fail(new PeerLostError(`ch_ucx: rank ${this.rank} lost rank ${peer} (on ${this.nodeOf(peer)}): ` +
       `${addon.ucxStatusName(status)}${status === UCS_ERR_ENDPOINT_TIMEOUT ? this.silence() : ''}; ` +
       'the rank or its host is gone, or the network between us is down'));
   }

@@ -1,4 +1,6 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 
 import { ucxProbe } from '../../src/native/addon.js';
@@ -17,6 +19,32 @@ export function whyNoMultiHost(): string | false {
   if (noHosts !== null) return noHosts;
   if (!ucxProbe().available) return `UCX is not usable here: ${ucxProbe().reason}`;
   return false;
+}
+
+/** Why the hydra tests across hosts cannot run here (whyNoMultiHost, or no hydra), or false. */
+export function whyNoHydra(): string | false {
+  const no = whyNoMultiHost();
+  if (no !== false) return no;
+  if (!fs.existsSync('/usr/bin/mpiexec.hydra')) return 'mpiexec.hydra is not installed (apt-get install mpich)';
+  return false;
+}
+
+/**
+ * hydra, started on h1 like on a login node, with `n` ranks over `hostList` (`h1,h2` deals the
+ * ranks round-robin, `h1:2,h2:2` in blocks), `env` as -genv pairs. hydra runs under `timeout` on
+ * h1, so a hung job is ended by hydra itself (which stops its proxies on every host) before the
+ * test's own bound.
+ */
+export function hydraOnH1(hostList: string, n: number, program: string[], limitS: number, env: string[] = []): Promise<RunResult> {
+  const genv = env.flatMap((e) => ['-genv', ...e.split('=', 2)]);
+  return run('bash', [NETNS_HOSTS, 'exec', 'h1', 'timeout', '-k', '5', String(limitS), 'mpiexec.hydra', '-bootstrap-exec',
+    NETNS_SSH, '-hosts', hostList, '-n', String(n), ...genv, process.execPath, ...program], (limitS + 15) * 1000, { cwd: ROOT });
+}
+
+/** A test/mpi program's verdict: exit status 0 and its " No Errors" line. */
+export function assertNoErrors(r: RunResult): void {
+  assert.equal(r.status, 0, `exit status ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+  assert.match(r.stdout, /^ No Errors$/m, `no " No Errors" line\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
 }
 
 export interface Watched extends RunResult {

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
-import { ucxProbe } from '../../src/native/addon.js';
-import { bringHostsUp, NETNS_HOSTS, NETNS_SSH, whyNoHosts } from '../emulated-hosts.js';
-import { DIST, ROOT, run, type RunResult } from '../helpers.js';
+import { bringHostsUp } from '../emulated-hosts.js';
+import { assertNoErrors, hydraOnH1, mpiProgram, whyNoHydra } from './hosts-helpers.js';
 
 /**
  * One-sided communication across hosts (issue 15, part 3): windows whose ranks lie on several
@@ -17,30 +14,7 @@ import { DIST, ROOT, run, type RunResult } from '../helpers.js';
  * bounded; the programs are test/mpi's, which check their own results.
  */
 
-function whyNot(): string | false {
-  const noHosts = whyNoHosts();
-  if (noHosts !== null) return noHosts;
-  if (!fs.existsSync('/usr/bin/mpiexec.hydra')) return 'mpiexec.hydra is not installed (apt-get install mpich)';
-  if (!ucxProbe().available) return `UCX is not usable here: ${ucxProbe().reason}`;
-  return false;
-}
-
-const skip = whyNot();
-
-function hydra(hostList: string, n: number, program: string[], limitS: number, env: string[] = []): Promise<RunResult> {
-  const genv = env.flatMap((e) => ['-genv', ...e.split('=', 2)]);
-  return run('bash', [NETNS_HOSTS, 'exec', 'h1', 'mpiexec.hydra', '-bootstrap-exec', NETNS_SSH, '-hosts', hostList, '-n', String(n),
-    ...genv, process.execPath, ...program], limitS * 1000, { cwd: ROOT });
-}
-
-function program(name: string): string {
-  return path.join(DIST, 'test', 'mpi', `${name}.js`);
-}
-
-function assertNoErrors(r: RunResult): void {
-  assert.equal(r.status, 0, `exit status ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
-  assert.match(r.stdout, /^ No Errors$/m, `no " No Errors" line\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
-}
+const skip = whyNoHydra();
 
 describe('one-sided communication across hosts (ch_ucx RMA between hosts, shared memory within one)', { skip }, () => {
   before(() => bringHostsUp(3));
@@ -74,7 +48,7 @@ describe('one-sided communication across hosts (ch_ucx RMA between hosts, shared
     it(`${name} ${args.join(' ')} on ${n} ranks over ${list} ${env.join(' ')}`.trim(), { timeout: 150_000 }, async () => {
       // (Segments left behind are multi-host.test.ts's to check: the hosts are shared with other
       // test files, whose jobs' segments may lie there at the same time.)
-      assertNoErrors(await hydra(list, n, [program(name), ...args], 120, env));
+      assertNoErrors(await hydraOnH1(list, n, [mpiProgram(name), ...args], 120, env));
     });
   }
 
@@ -92,12 +66,12 @@ describe('one-sided communication across hosts (ch_ucx RMA between hosts, shared
   ];
   for (const [list, n, name] of busy) {
     it(`${name}: target busy for 2 s, ${n} ranks over ${list}`, { timeout: 150_000 }, async () => {
-      assertNoErrors(await hydra(list, n, [program(name)], 120));
+      assertNoErrors(await hydraOnH1(list, n, [mpiProgram(name)], 120));
     });
   }
 
   it('fetch-and-add round trips to a busy target and a waiting one', { timeout: 150_000 }, async () => {
-    const r = await hydra('h1,h2', 2, [program('rma/device-latency'), '200'], 120);
+    const r = await hydraOnH1('h1,h2', 2, [mpiProgram('rma/device-latency'), '200'], 120);
     assertNoErrors(r);
     const us = [...r.stdout.matchAll(/(busy|waiting) target: ([\d.]+) us/g)].map((m) => Number(m[2]));
     assert.equal(us.length, 2, r.stdout);

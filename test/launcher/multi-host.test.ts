@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
-import { ucxProbe } from '../../src/native/addon.js';
-import { bringHostsUp, NETNS_HOSTS, NETNS_SSH, segmentsOn, whyNoHosts } from '../emulated-hosts.js';
-import { DIST, ROOT, run, type RunResult } from '../helpers.js';
+import { bringHostsUp, segmentsOn } from '../emulated-hosts.js';
+import { DIST, ROOT } from '../helpers.js';
+import { assertNoErrors, hydraOnH1, mpiProgram, whyNoHydra } from './hosts-helpers.js';
 
 /**
  * Ranks on several hosts: MPICH's hydra starts them on hosts emulated in Linux namespaces
@@ -13,42 +13,11 @@ import { DIST, ROOT, run, type RunResult } from '../helpers.js';
  * only the network joins them), and ch_ucx carries every pair of ranks on different hosts while
  * ch_shmem keeps the ranks of one host. The programs are the test/mpi ones; each job is bounded.
  */
-const HOSTS = NETNS_HOSTS;
-const SSH = NETNS_SSH;
-
-function whyNot(): string | false {
-  const noHosts = whyNoHosts();
-  if (noHosts !== null) return noHosts;
-  if (!fs.existsSync('/usr/bin/mpiexec.hydra')) return 'mpiexec.hydra is not installed (apt-get install mpich)';
-  if (!ucxProbe().available) return `UCX is not usable here: ${ucxProbe().reason}`;
-  return false;
-}
-
-const skip = whyNot();
-
-/**
- * hydra, started on h1 like on a login node, with `n` ranks over `hostList` (`h1,h2` deals the
- * ranks round-robin, `h1:2,h2:2` in blocks). hydra runs under `timeout` on h1, so a hung job is
- * ended by hydra itself (which stops its proxies on every host) before the test's own bound.
- */
-function hydra(hostList: string, n: number, program: string[], limitS: number, env: string[] = []): Promise<RunResult> {
-  const genv = env.flatMap((e) => ['-genv', ...e.split('=', 2)]);
-  return run('bash', [HOSTS, 'exec', 'h1', 'timeout', '-k', '5', String(limitS), 'mpiexec.hydra', '-bootstrap-exec', SSH,
-    '-hosts', hostList, '-n', String(n), ...genv, process.execPath, ...program], (limitS + 15) * 1000, { cwd: ROOT });
-}
+const skip = whyNoHydra();
 
 /** The host names of a hydra host list (`h1:2,h2` -> h1, h2). */
 function hostNames(hostList: string): string[] {
   return hostList.split(',').map((h) => h.split(':')[0]!);
-}
-
-function program(name: string): string {
-  return path.join(DIST, 'test', 'mpi', `${name}.js`);
-}
-
-function assertNoErrors(r: RunResult): void {
-  assert.equal(r.status, 0, `exit status ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
-  assert.match(r.stdout, /^ No Errors$/m, `no " No Errors" line\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
 }
 
 /** A job id of this test run's own (TSMPI_JOBID names the job's segments). */
@@ -124,7 +93,7 @@ describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', {
     const skip = windowCases.some((c) => c[2] === name) ? noWindows : false;
     it(`${name} ${args.join(' ')} on ${n} ranks over ${list} ${env.join(' ')}`.trim(), { timeout: 150_000, skip }, async () => {
       const jobId = newJobId();
-      assertNoErrors(await hydra(list, n, [program(name), ...args], 120, [`TSMPI_JOBID=${jobId}`, ...env]));
+      assertNoErrors(await hydraOnH1(list, n, [mpiProgram(name), ...args], 120, [`TSMPI_JOBID=${jobId}`, ...env]));
       for (const h of hostNames(list)) assert.deepEqual(await segmentsOn(h, jobId), [], `segments left on ${h}`);
     });
   }
@@ -136,19 +105,19 @@ describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', {
     it(`delivers what a rank sent before Finalize to a late receiver, ${n} ranks over ${list}`, { timeout: 90_000 }, async () => {
       const jobId = newJobId();
       const late = path.join(DIST, 'test', 'launcher', 'programs', 'late-receiver.js');
-      assertNoErrors(await hydra(list, n, [late], 60, [`TSMPI_JOBID=${jobId}`]));
+      assertNoErrors(await hydraOnH1(list, n, [late], 60, [`TSMPI_JOBID=${jobId}`]));
       for (const h of hostNames(list)) assert.deepEqual(await segmentsOn(h, jobId), [], `segments left on ${h}`);
     });
   }
 
   it('chooses ch_shmem within a host and ch_ucx between hosts, and opens UCX only when needed', { timeout: 90_000 }, async () => {
-    const two = await hydra('h1,h2', 4, [path.join(ROOT, 'examples', 'ring.js')], 60, ['DEBUG=tsmpi:boot']);
+    const two = await hydraOnH1('h1,h2', 4, [path.join(ROOT, 'examples', 'ring.js')], 60, ['DEBUG=tsmpi:boot']);
     assert.equal(two.status, 0, two.stderr);
     for (let r = 0; r < 4; r++) {
       assert.match(two.stderr, new RegExp(`rank ${r} of 4 on h[12]\\.\\w+: self 1, ch_shmem 1, ch_ucx 2`), two.stderr);
     }
     assert.match(two.stderr, /second card exchange for ch_ucx/);
-    const one = await hydra('h1', 2, [path.join(ROOT, 'examples', 'ring.js')], 60, ['DEBUG=tsmpi:boot']);
+    const one = await hydraOnH1('h1', 2, [path.join(ROOT, 'examples', 'ring.js')], 60, ['DEBUG=tsmpi:boot']);
     assert.equal(one.status, 0, one.stderr);
     assert.doesNotMatch(one.stderr, /ch_ucx|second card exchange/, 'a single-host job opened ch_ucx');
   });

@@ -9,6 +9,7 @@
  * tickets distinct, the sums complete. Argument: epochs per round (default 150).
  */
 import { MPI } from '../../../src/index.js';
+import { lockEpochs } from '../util/lock-epochs.js';
 import { MTest } from '../util/mtest.js';
 
 const t = new MTest();
@@ -18,24 +19,11 @@ const { rank, size } = comm;
 const BUSY_MS = 2000;
 const cycles = Number(process.argv[2] ?? 150);
 const win = MPI.Win.Allocate(64, 8, MPI.INFO_NULL, comm);
-const got = new BigInt64Array(1);
 const tickets: bigint[] = [];
 
 function epochs(): number {
   const started = Date.now();
-  for (let i = 0; i < cycles; i++) {
-    win.Lock(0, i % 4 === 0 ? MPI.LOCK_EXCLUSIVE : MPI.LOCK_SHARED);
-    win.Fetch_and_op(BigInt64Array.of(1n), got, 0, 0, MPI.SUM);
-    win.Flush(0);
-    tickets.push(got[0]!);
-    win.Accumulate(BigInt64Array.of(BigInt(rank)), 0, [1, 1, MPI.INT64_T], MPI.SUM);
-    win.Compare_and_swap(BigInt64Array.of(BigInt(rank)), BigInt64Array.of(0n), got, 0, 2);
-    win.Flush(0);
-    win.Unlock(0);
-  }
-  win.Lock(0, MPI.LOCK_EXCLUSIVE);
-  win.Put(BigInt64Array.of(BigInt(rank)), 0, [3 + rank, 1, MPI.INT64_T]);
-  win.Unlock(0);
+  lockEpochs(win, rank, cycles, tickets);
   return Date.now() - started;
 }
 

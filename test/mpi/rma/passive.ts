@@ -9,6 +9,7 @@
  * info type=shared; ranks of other nodes then use remote loads and stores only.
  */
 import { MPI, type Win } from '../../../src/index.js';
+import { lockEpochs } from '../util/lock-epochs.js';
 import { MTest } from '../util/mtest.js';
 
 const t = new MTest();
@@ -41,19 +42,7 @@ if (rank === 0) {
 } else {
   const started = Date.now();
   const tickets: bigint[] = [];
-  const got = new BigInt64Array(1);
-  for (let i = 0; i < cycles; i++) {
-    win.Lock(0, i % 4 === 0 ? MPI.LOCK_EXCLUSIVE : MPI.LOCK_SHARED);
-    win.Fetch_and_op(BigInt64Array.of(1n), got, 0, 0, MPI.SUM);
-    tickets.push(got[0]!);
-    win.Accumulate(BigInt64Array.of(BigInt(rank)), 0, [1, 1, MPI.INT64_T], MPI.SUM);
-    win.Compare_and_swap(BigInt64Array.of(BigInt(rank)), BigInt64Array.of(0n), got, 0, 2);
-    win.Flush(0);
-    win.Unlock(0);
-  }
-  win.Lock(0, MPI.LOCK_EXCLUSIVE);
-  win.Put(BigInt64Array.of(BigInt(rank)), 0, [3 + rank, 1, MPI.INT64_T]);
-  win.Unlock(0);
+  lockEpochs(win, rank, cycles, tickets);
   const elapsed = Date.now() - started;
   t.check(elapsed < BUSY_MS / 2, `rank ${rank}: ${cycles} lock epochs on a busy target took ${elapsed} ms ` +
     `(the target computes for ${BUSY_MS} ms and must not be needed)`);
