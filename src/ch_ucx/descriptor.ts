@@ -44,8 +44,8 @@ export const ucxDescriptor: DeviceDescriptor = {
       if (world.forced === NAME) throw new BootstrapError(`TSMPI_DEVICE=ucx, but UCX cannot be used here: ${probe.reason}`);
       return null;
     }
-    applyUcxEnvDefaults(world.env);
     const config = readUcxConfig(world.env);
+    applyUcxEnvDefaults(world.env, config.eagerMax);
     const context = addon.ucxContextCreate({
       features: UCX_FEATURE_AM | UCX_FEATURE_RMA | UCX_FEATURE_AMO32 | UCX_FEATURE_AMO64 | UCX_FEATURE_WAKEUP,
       name: `tsmpi-${world.rank}`, estimatedEndpoints: world.size,
