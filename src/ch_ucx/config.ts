@@ -2,16 +2,19 @@ import { declareInt } from '../common/config.js';
 
 /**
  * Largest message ch_ucx sends eagerly (one UCX active message carrying the data, copied at
- * the receiver); larger ones go by UCX's zero-copy rendezvous into the matched receive buffer.
- * 256 KiB, where MPICH's UCX also stops sending eagerly over tcp: between two emulated hosts a
- * 256 KiB ping-pong took 78-81 µs eagerly against 103-110 µs by rendezvous (whose handshake
- * is a round trip more), and 512 KiB took 136-148 µs by rendezvous, below MPICH's 196-243.
+ * the receiver); larger ones go by UCX's rendezvous into the matched receive buffer. 128 KiB,
+ * with UCX's tcp segment sized to match (rxSegmentBytes below): between two emulated hosts,
+ * medians of six alternating runs, osu_bw gave 3795 / 3873 / 4188 / 4499 MB/s at 128 KiB /
+ * 256 KiB / 512 KiB / 1 MiB against 2867 / 2407 / 2458 / 2532 with a 256 KiB limit (MPICH 2735 /
+ * 3692 / 2367 / 2296), and osu_latency 25 / 61 / 120 µs at 128 / 256 / 512 KiB against 122 / 116
+ * / 147 (MPICH 41 / 57 / 236): UCX's rendezvous moves the larger messages in segments of the
+ * same size, and a smaller segment pool stays in cache.
  */
 export const UCX_EAGER_MAX = declareInt({
   name: 'TSMPI_UCX_EAGER_MAX', layer: 'ch_ucx',
   description: 'Largest message (bytes) ch_ucx sends eagerly; larger messages move by UCX rendezvous, ' +
     'zero-copy into the matched receive buffer.',
-  default: 256 * 1024, min: 0, max: 16 * 1024 * 1024,
+  default: 128 * 1024, min: 0, max: 16 * 1024 * 1024,
 });
 
 /**
@@ -95,7 +98,7 @@ export const UCX_ENV_DEFAULTS: Readonly<Record<string, string>> = {
  * its headers: an eager message then costs the receiver one copy (into the matched buffer), as
  * MPICH's tagged eager receive does. Between two emulated hosts osu_bw's median over six
  * alternating runs rose from 2214 to 3298 MB/s at 64 KiB and from 2372 to 4464 at 128 KiB (MPICH
- * 1744 and 2701 in the same runs). The pool grows by 8 segments per transport (~2 MiB at the
+ * 1744 and 2701 in the same runs). The pool grows by 8 segments per transport (~1 MiB at the
  * default eager limit); past an eager limit of 1 MiB the segment stays at 1 MiB + 4 KiB.
  */
 export function rxSegmentBytes(eagerMax: number): number {

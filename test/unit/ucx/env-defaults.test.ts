@@ -9,14 +9,14 @@ import { applyUcxEnvDefaults, rxSegmentBytes, UCX_ENV_DEFAULTS } from '../../../
 describe('ch_ucx UCX environment defaults', () => {
   it('fills in every default, with a receive segment past the eager limit', () => {
     const target: NodeJS.ProcessEnv = {};
-    applyUcxEnvDefaults({}, 256 * 1024, target);
+    applyUcxEnvDefaults({}, 128 * 1024, target);
     for (const [name, value] of Object.entries(UCX_ENV_DEFAULTS)) assert.equal(target[name], value, name);
-    assert.equal(target.UCX_TCP_RX_SEG_SIZE, String(256 * 1024 + 4096));
+    assert.equal(target.UCX_TCP_RX_SEG_SIZE, String(128 * 1024 + 4096));
   });
 
   it('leaves alone what the job or the process set', () => {
     const target: NodeJS.ProcessEnv = { UCX_TCP_RX_SEG_SIZE: '128K' };
-    applyUcxEnvDefaults({ UCX_TLS: 'tcp', UCX_TCP_KEEPCNT: '9' }, 256 * 1024, target);
+    applyUcxEnvDefaults({ UCX_TLS: 'tcp', UCX_TCP_KEEPCNT: '9' }, 128 * 1024, target);
     assert.equal(target.UCX_TCP_RX_SEG_SIZE, '128K');
     assert.equal(target.UCX_TLS, undefined, 'the job environment names UCX_TLS; the process must not get tsmpi\'s');
     assert.equal(target.UCX_TCP_KEEPCNT, undefined);
