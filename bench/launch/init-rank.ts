@@ -1,7 +1,14 @@
-/** One rank of the start-up benchmark: prints how long after TSMPI_BENCH_T0 its Init returned. */
+/**
+ * One rank of the start-up benchmark: prints how long after TSMPI_BENCH_T0 (ms since the
+ * epoch) its Init returned, and its resident shared memory then (RssShmem of /proc/self/status,
+ * the pages of shared segments this process has mapped).
+ */
+import fs from 'node:fs';
 import { MPI } from '../../src/index.js';
 
 MPI.Init();
-const t0 = Number(process.env.TSMPI_BENCH_T0);
-console.log(`init-done rank ${MPI.COMM_WORLD.rank} ms ${(performance.timeOrigin + performance.now() - t0).toFixed(1)}`);
+const ms = performance.timeOrigin + performance.now() - Number(process.env.TSMPI_BENCH_T0);
+const status = fs.readFileSync('/proc/self/status', 'utf8');
+const shmemKib = Number(/^RssShmem:\s+(\d+)/m.exec(status)?.[1] ?? -1);
+console.log(`init-done rank ${MPI.COMM_WORLD.rank} ms ${ms.toFixed(1)} shmem-kib ${shmemKib}`);
 MPI.Finalize();

@@ -1,36 +1,82 @@
 /**
- * Start-up time: from starting tsmpiexec to MPI.Init returning on the last rank, for 1, 2 and
- * 8 ranks (or the counts given), median over -i runs.
- *   node dist/bench/launch/startup.js [-i RUNS] [N...]
+ * Start-up and shared memory against the number of ranks, beside MPICH: for each count, the
+ * time from starting the launcher (tsmpiexec; MPICH's mpiexec) to the last rank returning from
+ * Init, and the shared memory a rank has mapped then (RssShmem, the largest of the ranks), the
+ * median over -i runs, alternating tsmpi and MPICH. Plain `node`, fresh processes, one node.
+ *   node dist/bench/launch/startup.js [-i RUNS] [--no-mpich] [N...]     (default 2 4 8 16 32 64)
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const tsmpiexec = path.join(here, '..', '..', 'bin', 'tsmpiexec.js');
+const root = path.join(here, '..', '..', '..');
+const tsmpiexec = path.join(root, 'dist', 'bin', 'tsmpiexec.js');
 const rankProgram = path.join(here, 'init-rank.js');
 const args = process.argv.slice(2);
-let runs = 10;
+let runs = 3;
+let withMpich = true;
 const counts: number[] = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '-i') runs = Number(args[++i]);
-  else counts.push(Number(args[i]));
+  else if (args[i] === '--no-mpich') withMpich = false;
+  else if (/^\d+$/.test(args[i]!)) counts.push(Number(args[i]));
+  else {
+    console.error(`startup: unknown argument ${args[i]}\nusage: node dist/bench/launch/startup.js [-i RUNS] [--no-mpich] [N...]`);
+    process.exit(2);
+  }
 }
-if (counts.length === 0) counts.push(1, 2, 8);
+if (counts.length === 0) counts.push(2, 4, 8, 16, 32, 64);
+
+interface Sample { readonly ms: number; readonly shmemKib: number }
+
+/** Runs one job; the last rank's Init time and the largest RssShmem among the ranks. */
+function runOnce(command: string[], n: number): Sample {
+  const t0 = Date.now();
+  const env = { ...process.env, TSMPI_BENCH_T0: String(t0) };
+  const res = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', env, timeout: 300_000 });
+  if (res.status !== 0) throw new Error(`${command.join(' ')} failed (${res.status ?? res.signal}): ${res.stderr}`);
+  const rows = [...res.stdout.matchAll(/init-done rank \d+ ms ([\d.]+) shmem-kib (-?\d+)/g)];
+  if (rows.length !== n) throw new Error(`${command.join(' ')}: expected ${n} ranks, got ${rows.length}\n${res.stdout}`);
+  return { ms: Math.max(...rows.map((m) => Number(m[1]))), shmemKib: Math.max(...rows.map((m) => Number(m[2]))) };
+}
+
+function buildMpich(): string | null {
+  const mpicc = spawnSync('sh', ['-c', 'command -v mpicc'], { encoding: 'utf8' }).stdout.trim();
+  if (mpicc === '') return null;
+  const out = path.join(root, 'bench', 'compare', 'build');
+  fs.mkdirSync(out, { recursive: true });
+  const exe = path.join(out, 'init_c');
+  const r = spawnSync(mpicc, ['-O2', '-o', exe, path.join(root, 'bench', 'launch', 'init_c.c')], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`mpicc failed: ${r.stderr}`);
+  return exe;
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log('# tsmpi start-up: tsmpiexec start to the last rank returning from MPI.Init');
-console.log(`# ${'Ranks'.padEnd(8)}${'Median (ms)'.padStart(14)}${'Min (ms)'.padStart(12)}${'Max (ms)'.padStart(12)}`);
+const mpichExe = withMpich ? buildMpich() : null;
+if (withMpich && mpichExe === null) console.log('# MPICH: mpicc not found, tsmpi only (apt-get install mpich libmpich-dev)');
+console.log('# tsmpi start-up: launcher start to the last rank returning from Init, and RssShmem per rank then');
+console.log(`# ${runs} runs per count, medians; ratio = tsmpi / MPICH`);
+console.log(`# ${'Ranks'.padEnd(6)}${'tsmpi Init (ms)'.padStart(16)}${'MPICH Init (ms)'.padStart(16)}${'ratio'.padStart(7)}` +
+  `${'tsmpi shm (MB)'.padStart(16)}${'MPICH shm (MB)'.padStart(16)}${'ratio'.padStart(7)}`);
 for (const n of counts) {
-  const samples: number[] = [];
+  const ours: Sample[] = [];
+  const theirs: Sample[] = [];
   for (let r = 0; r < runs; r++) {
-    const t0 = Date.now();
-    const res = spawnSync(process.execPath, [tsmpiexec, '-n', String(n), '-x', `TSMPI_BENCH_T0=${t0}`, process.execPath, rankProgram], { encoding: 'utf8' });
-    if (res.status !== 0) throw new Error(`run failed: ${res.stderr}`);
-    const times = [...res.stdout.matchAll(/init-done rank \d+ ms ([\d.]+)/g)].map((m) => Number(m[1]));
-    if (times.length !== n) throw new Error(`expected ${n} ranks, got ${times.length}`);
-    samples.push(Math.max(...times));
+    ours.push(runOnce([process.execPath, tsmpiexec, '-n', String(n), process.execPath, rankProgram], n));
+    if (mpichExe !== null) theirs.push(runOnce(['mpiexec', '-n', String(n), mpichExe], n));
   }
-  console.log(`  ${String(n).padEnd(8)}${median(samples).toFixed(1).padStart(14)}${Math.min(...samples).toFixed(1).padStart(12)}${Math.max(...samples).toFixed(1).padStart(12)}`);
+  const t = median(ours.map((s) => s.ms));
+  const m = median(ours.map((s) => s.shmemKib)) / 1024;
+  const cells = [`${n}`.padEnd(6), t.toFixed(1).padStart(16)];
+  if (theirs.length > 0) {
+    const tc = median(theirs.map((s) => s.ms));
+    const mc = median(theirs.map((s) => s.shmemKib)) / 1024;
+    cells.push(tc.toFixed(1).padStart(16), (t / tc).toFixed(2).padStart(7), m.toFixed(2).padStart(16), mc.toFixed(2).padStart(16),
+      (m / mc).toFixed(2).padStart(7));
+  } else {
+    cells.push('-'.padStart(16), '-'.padStart(7), m.toFixed(2).padStart(16), '-'.padStart(16), '-'.padStart(7));
+  }
+  console.log(`  ${cells.join('')}`);
 }

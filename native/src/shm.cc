@@ -1,9 +1,16 @@
 // Shared segments: POSIX shared memory objects in /dev/shm, mapped whole and handed to
 // JavaScript as SharedArrayBuffers whose garbage collection unmaps them.
 //
-//   shmCreate(name, size) -> SharedArrayBuffer   new segment, mode 0600, pages reserved
-//   shmOpen(name)         -> SharedArrayBuffer   existing segment, its whole size
-//   shmUnlink(name)       -> boolean             false if there was nothing to remove
+//   shmCreate(name, size, sparse?) -> SharedArrayBuffer   new segment, mode 0600, pages
+//                                                        reserved and mapped (sparse: neither)
+//   shmOpen(name, sparse?)         -> SharedArrayBuffer   existing segment, its whole size
+//   shmPrepare(buffer, offset, length)                    backs and maps a range of a sparse one
+//   shmUnlink(name)                -> boolean             false if there was nothing to remove
+//
+// Sparse segments are what lets a node's memory grow with use: a rank's segment has room for
+// every peer, but a page costs memory only once a rank prepares it (shmPrepare), so a rank that
+// talks to three peers pays for three. Preparing is where a full /dev/shm shows, as ENOSPC,
+// instead of as a SIGBUS at the first store into a page tmpfs cannot back.
 //
 // A mapping outlives the name: unlinking only stops new opens, as with any file.
 #include <errno.h>
@@ -46,10 +53,11 @@ std::string SegmentName(const Napi::CallbackInfo& info, const char* call) {
 
 void Unmap(void* data, size_t length) { munmap(data, length); }
 
-// Maps the whole object; MAP_POPULATE pre-faults every page now, because a first-touch fault
-// in the middle of a message copy costs several times the copy itself.
-void* MapSegment(Napi::Env env, int fd, size_t size, const char* call, const std::string& name) {
-  void* data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+// Maps the whole object; MAP_POPULATE pre-faults every page now (unless sparse: shmPrepare does
+// it per range), because a first-touch fault in the middle of a message copy costs several
+// times the copy itself.
+void* MapSegment(Napi::Env env, int fd, size_t size, bool sparse, const char* call, const std::string& name) {
+  void* data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | (sparse ? 0 : MAP_POPULATE), fd, 0);
   if (data == MAP_FAILED) {
     int err = errno;
     ThrowSystemError(env, err, "mmap",
@@ -57,6 +65,28 @@ void* MapSegment(Napi::Env env, int fd, size_t size, const char* call, const std
                          std::to_string(size) + " bytes): " + ErrnoText(err));
   }
   return data;
+}
+
+// Reserving the pages now turns a too-small /dev/shm into ENOSPC here, instead of a SIGBUS at
+// the first store into a page tmpfs cannot back.
+void ReserveAll(Napi::Env env, int fd, size_t size, const std::string& name) {
+  struct statvfs fs;
+  unsigned long long freeBytes =
+      fstatvfs(fd, &fs) == 0 ? static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize : 0;
+  int err;
+  do {
+    err = posix_fallocate(fd, 0, static_cast<off_t>(size));
+  } while (err == EINTR);  // tmpfs gives up on a signal; reserving again is harmless
+  if (err == ENOSPC) {
+    ThrowSystemError(env, err, "posix_fallocate",
+                     "shmCreate: /dev/shm has " + std::to_string(freeBytes) +
+                         " bytes free, segment '" + name + "' needs " + std::to_string(size));
+  }
+  if (err != 0) {
+    ThrowSystemError(env, err, "posix_fallocate",
+                     "shmCreate: cannot reserve " + std::to_string(size) + " bytes for segment '" +
+                         name + "': " + ErrnoText(err));
+  }
 }
 
 // Closes the descriptor and, until disarmed, unlinks the half-made segment: a failed shmCreate
@@ -80,6 +110,7 @@ Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string name = SegmentName(info, "shmCreate");
   size_t size = static_cast<size_t>(GetInteger(info, 1, "shmCreate", "size", 1, kMaxSegmentBytes));
+  bool sparse = info.Length() > 2 && info[2].ToBoolean();
   std::string path = "/" + name;
 
   int fd = shm_open(path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
@@ -101,27 +132,18 @@ Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
                      "shmCreate: cannot set mode 0600 on segment '" + name + "': " + ErrnoText(err));
   }
 
-  // Reserving the pages now turns a too-small /dev/shm into ENOSPC here, instead of a SIGBUS at
-  // the first store into a page tmpfs cannot back.
-  struct statvfs fs;
-  unsigned long long freeBytes =
-      fstatvfs(fd, &fs) == 0 ? static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize : 0;
-  int err;
-  do {
-    err = posix_fallocate(fd, 0, static_cast<off_t>(size));
-  } while (err == EINTR);  // tmpfs gives up on a signal; reserving again is harmless
-  if (err == ENOSPC) {
-    ThrowSystemError(env, err, "posix_fallocate",
-                     "shmCreate: /dev/shm has " + std::to_string(freeBytes) +
-                         " bytes free, segment '" + name + "' needs " + std::to_string(size));
-  }
-  if (err != 0) {
-    ThrowSystemError(env, err, "posix_fallocate",
-                     "shmCreate: cannot reserve " + std::to_string(size) + " bytes for segment '" +
-                         name + "': " + ErrnoText(err));
+  if (sparse) {
+    if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+      int err = errno;
+      ThrowSystemError(env, err, "ftruncate",
+                       "shmCreate: cannot size segment '" + name + "' to " + std::to_string(size) +
+                           " bytes: " + ErrnoText(err));
+    }
+  } else {
+    ReserveAll(env, fd, size, name);
   }
 
-  void* data = MapSegment(env, fd, size, "shmCreate", name);
+  void* data = MapSegment(env, fd, size, sparse, "shmCreate", name);
   Napi::Value sab = NewExternalSharedArrayBuffer(env, data, size, Unmap);
   guard.Commit();
   return sab;
@@ -130,6 +152,7 @@ Napi::Value ShmCreate(const Napi::CallbackInfo& info) {
 Napi::Value ShmOpen(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string name = SegmentName(info, "shmOpen");
+  bool sparse = info.Length() > 1 && info[1].ToBoolean();
   std::string path = "/" + name;
 
   int fd = shm_open(path.c_str(), O_RDWR | O_CLOEXEC, 0);
@@ -159,13 +182,56 @@ Napi::Value ShmOpen(const Napi::CallbackInfo& info) {
   size_t size = static_cast<size_t>(st.st_size);
   void* data;
   try {
-    data = MapSegment(env, fd, size, "shmOpen", name);
+    data = MapSegment(env, fd, size, sparse, "shmOpen", name);
   } catch (...) {
     close(fd);
     throw;
   }
   close(fd);  // the mapping keeps the object alive
   return NewExternalSharedArrayBuffer(env, data, size, Unmap);
+}
+
+// Backs a range of a (sparse) segment with pages and maps them into this process, so the
+// copies that follow take no fault; the range grows to whole pages. Linux before 5.14 has no
+// MADV_POPULATE_WRITE: there each page is touched by writing its first byte back (the caller
+// prepares only ranges no other process writes yet), and a full /dev/shm is a SIGBUS again.
+Napi::Value ShmPrepare(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* call = "shmPrepare";
+  Bytes buffer = GetBytes(info, 0, call, "buffer");
+  double offset = GetInteger(info, 1, call, "offset", 0, kMaxSegmentBytes);
+  double length = GetInteger(info, 2, call, "length", 0, kMaxSegmentBytes);
+  if (offset + length > static_cast<double>(buffer.length)) {
+    ThrowRangeError(env, std::string(call) + ": range [" + FormatNumber(offset) + ", " + FormatNumber(offset + length) +
+                             ") lies past the segment's " + std::to_string(buffer.length) + " bytes");
+  }
+  if (length == 0) return env.Undefined();
+  auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  auto from = reinterpret_cast<uintptr_t>(buffer.data) + static_cast<uintptr_t>(offset);
+  auto to = from + static_cast<uintptr_t>(length);
+  from &= ~(page - 1);
+  to = (to + page - 1) & ~(page - 1);
+#ifdef MADV_POPULATE_WRITE
+  int err = 0;
+  do {
+    err = madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE) == 0 ? 0 : errno;
+  } while (err == EINTR);
+  if (err == 0) return env.Undefined();
+  if (err == EFAULT || err == ENOMEM) {
+    ThrowSystemError(env, ENOSPC, "madvise",
+                     std::string(call) + ": /dev/shm cannot back " + std::to_string(to - from) +
+                         " more bytes of shared memory (tmpfs full or memory exhausted: " + ErrnoText(err) +
+                         "); free /dev/shm or run fewer ranks per node");
+  }
+  if (err != EINVAL) {
+    ThrowSystemError(env, err, "madvise", std::string(call) + ": cannot prepare shared memory: " + ErrnoText(err));
+  }
+#endif
+  for (uintptr_t p = from; p < to; p += page) {
+    auto* byte = reinterpret_cast<volatile uint8_t*>(p);
+    *byte = *byte;
+  }
+  return env.Undefined();
 }
 
 Napi::Value ShmUnlink(const Napi::CallbackInfo& info) {
@@ -184,6 +250,7 @@ Napi::Value ShmUnlink(const Napi::CallbackInfo& info) {
 void RegisterShm(Napi::Env env, Napi::Object exports) {
   exports.Set("shmCreate", Napi::Function::New(env, ShmCreate, "shmCreate"));
   exports.Set("shmOpen", Napi::Function::New(env, ShmOpen, "shmOpen"));
+  exports.Set("shmPrepare", Napi::Function::New(env, ShmPrepare, "shmPrepare"));
   exports.Set("shmUnlink", Napi::Function::New(env, ShmUnlink, "shmUnlink"));
 }
 

@@ -44,6 +44,8 @@ const SET_MAX = 32;
 
 /** Most packets handled per peer in one poll, so one busy peer cannot starve the others. */
 const POLL_BATCH = 16;
+/** The eager ring is backed with memory in steps of this many bytes as senders reach it. */
+const EAGER_PREPARE_STEP = 64 * 1024;
 
 interface Push {
   readonly source: Uint8Array;
@@ -91,6 +93,14 @@ export class ShmemDevice implements Device {
   private readonly sentSlots: Int32Array;
   private readonly eagerWritten: Int32Array;
   /**
+   * Segments are sparse (a page costs memory once it is prepared), so memory grows with the
+   * pairs that talk, not with the square of the node's ranks: the control part of a pair is
+   * prepared when the device connects, its eager ring as far as the sender has written (in
+   * steps of EAGER_PREPARE_STEP), its bounce chunks at the pair's first pipelined copy.
+   */
+  private readonly eagerPrepared: Int32Array;
+  private readonly bouncePrepared: Uint8Array;
+  /**
    * Credits: free slots / eager bytes as last learned from the receiver's consumer line. The
    * sender reads that line (a cache miss: the receiver writes it) only when its credits run out.
    */
@@ -130,6 +140,8 @@ export class ShmemDevice implements Device {
     this.bells = bells;
     this.sentSlots = new Int32Array(worldSize);
     this.eagerWritten = new Int32Array(worldSize);
+    this.eagerPrepared = new Int32Array(worldSize);
+    this.bouncePrepared = new Uint8Array(worldSize);
     this.slotCredits = new Int32Array(worldSize).fill(config.slots);
     this.eagerCredits = new Int32Array(worldSize).fill(config.eagerBytes);
     this.chunkWrite = new Int32Array(worldSize);
@@ -143,6 +155,11 @@ export class ShmemDevice implements Device {
     this.chunkRead = new Int32Array(worldSize);
     this.pushes = Array.from({ length: worldSize }, () => []);
     this.expected = Array.from({ length: worldSize }, () => new Map());
+    for (let i = 0; i < this.peers.length; i++) {
+      const peer = this.peers[i]!;
+      addon.shmPrepare(peerSegments[peer]!.memory, this.layout.pairOffset(worldRank), this.layout.eagerOffset);
+      addon.shmPrepare(own.memory, this.layout.pairOffset(peer), this.layout.eagerOffset);
+    }
     this.singleCopy = singleCopyFor(config.singleCopy, this.peers.length + 1) && singleCopyAllowed();
     trace('rank %d: %d local peers, single copy %s', worldRank, this.peers.length, this.singleCopy);
   }
@@ -189,6 +206,8 @@ export class ShmemDevice implements Device {
       }
       eagerAt = base + this.layout.eagerOffset + (eskip === 0 ? epos : 0);
       eagerAdvance = eskip + len;
+      const end = eagerAt - base - this.layout.eagerOffset + len;
+      if (end > this.eagerPrepared[peer]!) this.prepareEager(peer, end);
     }
     if (skip > 0) {
       const at = (base + this.layout.ringOffset) / 4 + pos * SLOT_WORDS;
@@ -347,8 +366,22 @@ export class ShmemDevice implements Device {
     this.counters.iovPulls++;
   }
 
+  /** Backs the pair's eager ring in the peer's segment up to `end` bytes (and a step beyond). */
+  private prepareEager(peer: number, end: number): void {
+    const upTo = Math.min(this.config.eagerBytes, Math.ceil(end / EAGER_PREPARE_STEP) * EAGER_PREPARE_STEP);
+    const from = this.eagerPrepared[peer]!;
+    const base = this.outBase[peer]! + this.layout.eagerOffset;
+    addon.shmPrepare(this.outWords[peer]!.buffer as SharedArrayBuffer, base + from, upTo - from);
+    this.eagerPrepared[peer] = upTo;
+  }
+
   /** No grant: the bounce chunks of a pair serve one transfer at a time, in order. */
   startPush(peer: number, source: Uint8Array, packed: PackedData | null, rreqId: number): void {
+    if (this.bouncePrepared[peer] === 0) {
+      addon.shmPrepare(this.outWords[peer]!.buffer as SharedArrayBuffer, this.outBase[peer]! + this.layout.bounceOffset,
+        this.config.bounceChunks * this.config.bounceChunk);
+      this.bouncePrepared[peer] = 1;
+    }
     const total = packed !== null ? packed.length : source.length;
     this.pushes[peer]!.push({ source, packed, total, rreqId, sent: 0 });
     this.activePushes++;

@@ -28,9 +28,14 @@ export class RankSegment {
     this.words = new Int32Array(memory);
   }
 
-  /** Creates and initializes the calling rank's segment; the caller unlinks it (see unlink). */
+  /**
+   * Creates and initializes the calling rank's segment; the caller unlinks it (see unlink). It
+   * is sparse: only the header is backed here, the device prepares each pair's part as it comes
+   * into use (ShmemDevice), so its size (room for every rank of the job) costs nothing unused.
+   */
   static create(name: string, bytes: number, rank: number): RankSegment {
-    const seg = new RankSegment(name, addon.shmCreate(name, bytes), true);
+    const seg = new RankSegment(name, addon.shmCreate(name, bytes, true), true);
+    addon.shmPrepare(seg.memory, 0, HEADER_BYTES);
     seg.words[WORD_VERSION] = LAYOUT_VERSION;
     seg.words[WORD_RANK] = rank;
     seg.words[WORD_PID] = process.pid;
@@ -42,7 +47,7 @@ export class RankSegment {
   static attach(name: string, expectedRank: number): RankSegment {
     let memory: SharedArrayBuffer;
     try {
-      memory = addon.shmOpen(name);
+      memory = addon.shmOpen(name, true);
     } catch (e) {
       throw new BootstrapError(`cannot attach to rank ${expectedRank}'s segment ${name}: ${(e as Error).message}`, { cause: e });
     }

@@ -57,7 +57,8 @@ export interface NativeError extends Error {
 export interface NativeAddon extends UcxBinding {
   /**
    * Creates a shared segment `/dev/shm/<name>` of `size` bytes, mode 0600 whatever the umask,
-   * reserves all its pages and maps them (pre-faulted) into this process.
+   * reserves all its pages and maps them (pre-faulted) into this process; a `sparse` segment
+   * gets neither, and its ranges are backed as they come into use (shmPrepare).
    *
    * @param name 1 to 200 characters of `[A-Za-z0-9._-]`, not `.` or `..`; the addon adds the '/'.
    * @param size bytes, an integer in [1, 2^40].
@@ -65,14 +66,23 @@ export interface NativeAddon extends UcxBinding {
    * @throws code 'EEXIST' if the segment exists, 'ENOSPC' if /dev/shm cannot hold it (nothing is
    *   left behind), 'EINVAL' for a bad name or size.
    */
-  shmCreate(name: string, size: number): SharedArrayBuffer;
+  shmCreate(name: string, size: number, sparse?: boolean): SharedArrayBuffer;
 
   /**
-   * Maps an existing segment whole (its size from the file), pre-faulted.
+   * Maps an existing segment whole (its size from the file), pre-faulted unless `sparse`.
    *
    * @throws code 'ENOENT' if there is no such segment, 'EINVAL' if it is empty or the name is bad.
    */
-  shmOpen(name: string): SharedArrayBuffer;
+  shmOpen(name: string, sparse?: boolean): SharedArrayBuffer;
+
+  /**
+   * Backs `length` bytes of a sparse segment from `offset` (grown to whole pages) with memory and
+   * maps them into this process (MADV_POPULATE_WRITE), so later stores take no page fault.
+   *
+   * @throws code 'ENOSPC' when /dev/shm cannot back the range (nothing else changes), 'EINVAL'
+   *   for a range past the buffer.
+   */
+  shmPrepare(buffer: SharedArrayBuffer, offset: number, length: number): void;
 
   /**
    * Removes a segment's name; mappings stay valid until unmapped.
