@@ -11,7 +11,7 @@ import {
   FRAME_BYTES, F_HEADER, F_INFO, INFO_IN_EAGER_RING, INFO_LEN_MASK, INFO_SKIP, PairLayout, SLOT_BYTES, SLOT_WORDS,
 } from './layout.js';
 import type { RankSegment } from './rank-segment.js';
-import { copyBytes } from '../common/copy.js';
+import { copyBytes, LOOP_MAX } from '../common/copy.js';
 
 const trace = createDebug('tsmpi:shmem');
 
@@ -115,6 +115,13 @@ export class ShmemDevice implements Device {
   private readonly publishedSlots: Int32Array;
   private readonly publishBatch: number;
   private readonly eagerRead: Int32Array;
+  /**
+   * Per peer (made at its first short packet) and slot: the last exact view of a short payload
+   * handed to the sink. A slot's payload always starts at the same place, so while the length
+   * repeats the view is reused and the short path makes no object per message (a copy of a
+   * part of a buffer would make one: common/copy.ts).
+   */
+  private readonly slotViews: ((Uint8Array | null)[] | null)[];
   private readonly chunkRead: Int32Array;
   private readonly pushes: Push[][];
   private readonly expected: Map<number, ExpectedPush>[];
@@ -152,6 +159,7 @@ export class ShmemDevice implements Device {
     this.publishedSlots = new Int32Array(worldSize);
     this.publishBatch = Math.max(1, config.slots >> 2);
     this.eagerRead = new Int32Array(worldSize);
+    this.slotViews = new Array<(Uint8Array | null)[] | null>(worldSize).fill(null);
     this.chunkRead = new Int32Array(worldSize);
     this.pushes = Array.from({ length: worldSize }, () => []);
     this.expected = Array.from({ length: worldSize }, () => new Map());
@@ -273,8 +281,12 @@ export class ShmemDevice implements Device {
           }
           off = base + this.layout.eagerOffset + epos;
           eagerRead = (eagerRead + len) | 0;
-        } else slots = slotsFor(len);
-        this.sink!.onPacket(peer, words, at + F_HEADER, this.inBytes, off, len);
+          this.sink!.onPacket(peer, words, at + F_HEADER, this.inBytes, off, len);
+        } else {
+          slots = slotsFor(len);
+          if (len > LOOP_MAX) this.sink!.onPacket(peer, words, at + F_HEADER, this.slotView(peer, read & this.slotMask, off, len), 0, len);
+          else this.sink!.onPacket(peer, words, at + F_HEADER, this.inBytes, off, len);
+        }
         handled++;
       }
       // The slots after a message's first (its payload, or the ring's end after a skip) keep
@@ -364,6 +376,14 @@ export class ShmemDevice implements Device {
     const moved = addon.cmaReadv(pid, local, local.length >> 1, remote, remoteCount);
     if (moved !== len) throw new Error(`scatter/gather read moved ${moved} of ${len} bytes`);
     this.counters.iovPulls++;
+  }
+
+  private slotView(peer: number, slot: number, off: number, len: number): Uint8Array {
+    let views = this.slotViews[peer];
+    if (views === null || views === undefined) views = this.slotViews[peer] = new Array<Uint8Array | null>(this.config.slots).fill(null);
+    let view = views[slot]!;
+    if (view === null || view.length !== len) view = views[slot] = new Uint8Array(this.inBytes.buffer, off, len);
+    return view;
   }
 
   /** Backs the pair's eager ring in the peer's segment up to `end` bytes (and a step beyond). */

@@ -23,9 +23,10 @@ const FIXTURES = path.join(ROOT, 'test', 'package', 'fixtures');
 const PLATFORM = `${process.platform}-${process.arch}`;
 /**
  * The tarball's unpacked size must stay below this (it was 6.9 MB with tests and benchmarks; 2.1 MB
- * once the addon carried the UCX binding and its sources, and the window layer came in).
+ * once the addon carried the UCX binding and its sources, and the window layer came in; 2.41 MB
+ * with the peer watch, sparse segments and the device contract's second version).
  */
-const UNPACKED_LIMIT = 2_400_000;
+const UNPACKED_LIMIT = 2_600_000;
 
 interface PackResult {
   readonly filename: string;

@@ -1,6 +1,7 @@
-// shmCreate / shmOpen / shmUnlink: segments shared between processes, their mode, argument
+// shmCreate / shmOpen / shmPrepare / shmUnlink: segments (whole or sparse) shared between processes, their mode, argument
 // checks, and the failures a caller must be able to tell apart (EEXIST, ENOSPC, ENOENT).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
 
@@ -159,7 +160,8 @@ describe('shm', { timeout: 60_000 }, () => {
     const name = uniqueName('shm-gc');
     try {
       const child = await runChild(
-        `import fs from 'node:fs';
+        `import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
          const mapped = () => fs.readFileSync('/proc/self/maps', 'utf8').includes('/dev/shm/${name}');
          let sab = addon.shmCreate(${JSON.stringify(name)}, 1 << 20);
          new Uint8Array(sab)[0] = 1;
@@ -178,5 +180,54 @@ describe('shm', { timeout: 60_000 }, () => {
     } finally {
       addon.shmUnlink(name);
     }
+  });
+
+  test('a sparse segment costs memory only where it is prepared, and another process sees what is written there', { timeout: 20_000 }, async () => {
+    const name = uniqueName('shm-sparse');
+    const MiB = 1 << 20;
+    const shmemKib = () => Number(/^RssShmem:\s+(\d+)/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]);
+    try {
+      const before = shmemKib();
+      const sab = addon.shmCreate(name, 256 * MiB, true);
+      const bytes = new Uint8Array(sab);
+      assert.ok(shmemKib() - before < 1024, `creating 256 MiB sparse mapped ${shmemKib() - before} KiB`);
+      assert.ok(fs.statSync(segmentPath(name)).blocks * 512 < MiB, 'tmpfs holds no pages of it yet');
+      addon.shmPrepare(sab, 3 * MiB + 5, 8 * MiB);
+      const grown = shmemKib() - before;
+      assert.ok(grown >= 8 * 1024 && grown < 10 * 1024, `preparing 8 MiB mapped ${grown} KiB`);
+      bytes[3 * MiB + 5] = 0x6b;
+      bytes[11 * MiB] = 0x6c;
+      const child = await runChild(
+        `const sab = addon.shmOpen(${JSON.stringify(name)}, true);
+         const bytes = new Uint8Array(sab);
+         console.log(sab.byteLength, bytes[${3 * MiB + 5}], bytes[${11 * MiB}], bytes[${200 * MiB}]);`,
+        15_000,
+      );
+      assert.equal(child.status, 0, child.stderr);
+      assert.equal(child.stdout.trim(), `${256 * MiB} ${0x6b} ${0x6c} 0`);
+      assert.ok(fs.statSync(segmentPath(name)).blocks * 512 < 10 * MiB, 'the rest stayed a hole');
+      assert.throws(() => addon.shmPrepare(sab, 255 * MiB, 2 * MiB), (e: NodeJS.ErrnoException) =>
+        e.code === 'EINVAL' && e.message.includes('lies past the segment'));
+    } finally {
+      addon.shmUnlink(name);
+    }
+  });
+
+  test('preparing more than /dev/shm can back throws ENOSPC, and the segment stays usable', { timeout: 20_000 }, (t) => {
+    if (process.getuid?.() !== 0) return t.skip('needs root to mount a small tmpfs over /dev/shm in a mount namespace');
+    const script = `
+      const { addon } = await import(${JSON.stringify(new URL('../../../src/native/addon.js', import.meta.url).href)});
+      const sab = addon.shmCreate('tsmpi-nospc-prepare', 64 << 20, true);
+      addon.shmPrepare(sab, 0, 512 << 10);
+      try { addon.shmPrepare(sab, 1 << 20, 4 << 20); console.log('no error'); }
+      catch (e) { console.log(e.code, e.syscall, e.message); }
+      new Uint8Array(sab)[100] = 1;
+      console.log('usable', new Uint8Array(sab)[100]);`;
+    const r = spawnSync('unshare', ['-m', 'sh', '-c', 'mount -t tmpfs -o size=1M tmpfs /dev/shm && exec "$0" --input-type=module -e "$1"',
+      process.execPath, script], { encoding: 'utf8', timeout: 15_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const [first, second] = r.stdout.trim().split('\n');
+    assert.match(first!, /^ENOSPC madvise shmPrepare: \/dev\/shm cannot back 4194304 more bytes of shared memory .*free \/dev\/shm or run fewer ranks per node$/);
+    assert.equal(second, 'usable 1');
   });
 });
