@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { DIST, run, which } from '../helpers.js';
+
+/**
+ * bench/launch/startup.js: for each rank count, tsmpi's and MPICH's time from the launcher's
+ * start to the last Init and the shared memory a rank has mapped then, with their ratios. Only
+ * the shape and the sanity of the figures are judged (every rank reported, times positive,
+ * tsmpi's shared memory small and growing with the ranks), no timing.
+ */
+const STARTUP = path.join(DIST, 'bench', 'launch', 'startup.js');
+const hasMpich = which('mpicc') !== null && which('mpiexec') !== null;
+
+describe('bench/launch/startup.js', () => {
+  it('prints a row per rank count with Init time and RssShmem beside MPICH', { timeout: 120_000 }, async () => {
+    const r = await run(process.execPath, [STARTUP, '-i', '1', ...(hasMpich ? [] : ['--no-mpich']), '2', '4'], 110_000);
+    assert.equal(r.status, 0, r.stderr);
+    const rows = r.stdout.split('\n').filter((l) => /^\s+\d/.test(l)).map((l) => l.trim().split(/\s+/));
+    assert.deepEqual(rows.map((c) => c[0]), ['2', '4']);
+    for (const c of rows) {
+      assert.equal(c.length, 7, `a row of 7 cells: ${c.join(' ')}`);
+      assert.ok(Number(c[1]) > 0, `tsmpi's Init time ${c[1]}`);
+      // Sparse segments: a few pages per pair, far below a MiB at 4 ranks (the whole segments were 12 MB).
+      assert.ok(Number(c[4]) > 0 && Number(c[4]) < 1, `tsmpi's shared memory per rank ${c[4]} MB`);
+      if (hasMpich) assert.ok(Number(c[2]) > 0 && Number(c[5]) > 0 && Number(c[3]) > 0, c.join(' '));
+    }
+    assert.ok(Number(rows[1]![4]) > Number(rows[0]![4]), 'more ranks, more pairs, more shared memory');
+  });
+
+  it('refuses an unknown argument with its usage', { timeout: 10_000 }, async () => {
+    const r = await run(process.execPath, [STARTUP, '--bogus'], 8_000);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /unknown argument --bogus\nusage: node dist\/bench\/launch\/startup\.js/);
+  });
+});
