@@ -99,7 +99,7 @@ interface Settings {
   hosts: HostLaunch | null;
 }
 
-const POINT_TO_POINT = ['latency', 'bw', 'bibw'] as const;
+const POINT_TO_POINT = ['latency', 'bw', 'bibw', 'mbw_mr'] as const;
 const ONE_SIDED = ['put_latency', 'get_latency', 'put_bw', 'get_bw', 'acc_latency', 'fop_latency', 'cas_latency'] as const;
 const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'alltoall', 'gather', 'scatter'] as const;
 type Bench = (typeof POINT_TO_POINT)[number] | (typeof COLLECTIVES)[number] | (typeof ONE_SIDED)[number];
@@ -115,6 +115,8 @@ interface BenchInfo {
   /** Picks the better of two results (lower latency, higher bandwidth). */
   readonly best: (a: number, b: number) => number;
   readonly cFlags: readonly string[];
+  /** osu_mbw_mr: the value compared is the row's third column (Messages/s), not its second (MB/s). */
+  readonly thirdColumn?: boolean;
 }
 
 const LOWER = 'lower is better; ratio = tsmpi / MPICH, above 1 means tsmpi is slower';
@@ -150,6 +152,11 @@ const BENCHES: Record<Bench, BenchInfo> = {
     unit: 'Bandwidth (MB/s)', cFlags: ['-DOSU_BIBW'], best: Math.max,
     better: 'higher is better; ratio = tsmpi / MPICH, below 1 means tsmpi is slower',
   },
+  mbw_mr: {
+    program: 'osu_mbw_mr', source: 'osu_pt2pt.c', collective: false, sizeless: false,
+    unit: 'Messages/s', cFlags: ['-DOSU_MBW_MR'], best: Math.max, thirdColumn: true,
+    better: 'higher is better; ratio = tsmpi / MPICH, below 1 means tsmpi is slower',
+  },
   barrier: collective('barrier'),
   bcast: collective('bcast'),
   reduce: collective('reduce'),
@@ -178,8 +185,8 @@ const USAGE = `usage: node dist/bench/compare/compare.js [options]
                       ${OVERSUBSCRIBED_ITERATIONS} for collectives on more ranks than CPUs)
   --warmup N          warm-up iterations per size, passed as -x (default: OMB's;
                       ${OVERSUBSCRIBED_WARMUP} for collectives on more ranks than CPUs)
-  --window N          osu_bw and osu_bibw window, passed as -W (default 64)
-  --bench LIST        comma-separated: latency, bw, bibw, ${COLLECTIVES.join(', ')},
+  --window N          osu_bw, osu_bibw and osu_mbw_mr window, passed as -W (default 64)
+  --bench LIST        comma-separated: latency, bw, bibw, mbw_mr, ${COLLECTIVES.join(', ')},
                       or coll for all collectives, ${ONE_SIDED.join(', ')}, or rma for
                       all one-sided ones (default latency,bw)
   -n, --ranks N       ranks for the collectives (default 4, across hosts one per host; point to
@@ -359,7 +366,7 @@ function runBenchmark(info: BenchInfo, label: string, display: string, command: 
     if (line.startsWith('# Size') || (info.sizeless && line.trim() === 'Avg Latency(us)')) inTable = true;
     else if (line.startsWith('#') && !inTable) facts.push(line.slice(1).trim());
     const m = inTable ? (info.sizeless ? SIZELESS_ROW.exec(line) : ROW.exec(line)) : null;
-    if (m) rows.set(info.sizeless ? 0 : Number(m[1]), Number(m[info.sizeless ? 1 : 2]));
+    if (m) rows.set(info.sizeless ? 0 : Number(m[1]), Number(info.thirdColumn === true ? m[3]?.trim() : m[info.sizeless ? 1 : 2]));
   }
   if (rows.size === 0) throw new RunFailure(`${label} printed no result rows: ${shown}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`);
   return { command: shown, facts, rows, seconds: [seconds] };
@@ -424,7 +431,7 @@ function plan(info: BenchInfo, s: Settings): Plan {
   const warmup = s.warmup ?? (slow ? OVERSUBSCRIBED_WARMUP : null);
   if (iterations !== null) args.push('-i', String(iterations));
   if (warmup !== null) args.push('-x', String(warmup));
-  if ((info.program === 'osu_bw' || info.program === 'osu_bibw') && s.window !== null) args.push('-W', String(s.window));
+  if ((info.program === 'osu_bw' || info.program === 'osu_bibw' || info.program === 'osu_mbw_mr') && s.window !== null) args.push('-W', String(s.window));
   return { ranks, args, oversubscribed };
 }
 
@@ -434,7 +441,7 @@ function title(info: BenchInfo, p: Plan): string {
 
 function table(info: BenchInfo, p: Plan, tsmpi: RunOutput, mpich: RunOutput, repeat: number): string[] {
   const sizes = [...new Set([...tsmpi.rows.keys(), ...mpich.rows.keys()])].sort((a, b) => a - b);
-  const unit = info.unit.startsWith('Bandwidth') ? 'MB/s' : 'µs';
+  const unit = info.unit.startsWith('Bandwidth') ? 'MB/s' : info.unit === 'Messages/s' ? 'messages/s' : 'µs';
   const lines = [
     title(info, p),
     '',

@@ -1,6 +1,6 @@
 /*
- * The C side of bench/compare: osu_latency, osu_bw and osu_bibw for a C MPI (MPICH here), written
- * to do exactly what bench/osu/osu_latency.ts, osu_bw.ts and osu_bibw.ts do, so that one parser reads both and the
+ * The C side of bench/compare: osu_latency, osu_bw, osu_bibw and osu_mbw_mr for a C MPI (MPICH
+ * here), written to do exactly what bench/osu/osu_latency.ts, osu_bw.ts, osu_bibw.ts and osu_mbw_mr.ts do, so that one parser reads both and the
  * numbers compare size by size:
  *   - same options and defaults: -m [MIN:]MAX, -i ITER, -x ITER, -W WINDOW (bw), -h, -v; an
  *     explicit -i/-x applies to every size, the defaults drop above 8192 bytes
@@ -9,7 +9,8 @@
  *     warm-up, MPI_Wtime around the timed loop only; latency is blocking ping-pong, bandwidth a
  *     window of Isend/Irecv + Waitall closed by a 4-byte acknowledgement, bidirectional
  *     bandwidth a window of Irecvs then Isends on both ranks, closed by the receives (no ack)
- *     and counted in both directions;
+ *     and counted in both directions, the message rate osu_bw's window between pairs (rank i
+ *     sends to i + n/2), the aggregate MB/s over the senders' mean time and messages per second;
  *   - same output: "# OSU MPI ... Test v7.0", extra "#" lines, "# Size" left in 10 and the unit
  *     right in 20, rows "%-10d%20.2f".
  *
@@ -17,6 +18,7 @@
  *   mpicc -O2 -o build/osu_latency_c osu_pt2pt.c
  *   mpicc -O2 -DOSU_BW -o build/osu_bw_c osu_pt2pt.c
  *   mpicc -O2 -DOSU_BIBW -o build/osu_bibw_c osu_pt2pt.c
+ *   mpicc -O2 -DOSU_MBW_MR -o build/osu_mbw_mr_c osu_pt2pt.c
  *   mpiexec -n 2 ./build/osu_latency_c -m 0:4096 -i 1000
  */
 #include <mpi.h>
@@ -33,7 +35,7 @@
 #define FIELD_WIDTH 20
 #define FLOAT_PRECISION 2
 
-#ifdef OSU_BIBW
+#if defined(OSU_BIBW) || defined(OSU_MBW_MR)
 /* Everything of osu_bw (options, defaults, the window) but the exchange and the count. */
 #define OSU_BW
 #endif
@@ -42,6 +44,10 @@
 #define PROGRAM "osu_bibw"
 #define TITLE "OSU MPI Bi-Directional Bandwidth Test"
 #define DIRECTIONS 2
+#elif defined(OSU_MBW_MR)
+#define PROGRAM "osu_mbw_mr"
+#define TITLE "OSU MPI Multiple Bandwidth / Message Rate Test"
+#define DIRECTIONS 1
 #else
 #define PROGRAM "osu_bw"
 #define TITLE "OSU MPI Bandwidth Test"
@@ -156,6 +162,25 @@ static void windows(int rank, char *s, char *r, int size, int window, MPI_Reques
         }
     }
 }
+#elif defined(OSU_MBW_MR)
+/* Pairs: rank i < n/2 sends `n` windows to rank i + n/2, which receives them; each window ends
+ * with a 4-byte ack. */
+static void windows(int rank, int pairs, char *s, char *r, int size, int window, MPI_Request *reqs, MPI_Status *stats, int n)
+{
+    int sender = rank < pairs;
+    int peer = sender ? rank + pairs : rank - pairs;
+    for (int i = 0; i < n; i++) {
+        if (sender) {
+            for (int j = 0; j < window; j++) MPI_Isend(s, size, MPI_CHAR, peer, 100, MPI_COMM_WORLD, &reqs[j]);
+            MPI_Waitall(window, reqs, stats);
+            MPI_Recv(r, 4, MPI_CHAR, peer, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            for (int j = 0; j < window; j++) MPI_Irecv(r, size, MPI_CHAR, peer, 100, MPI_COMM_WORLD, &reqs[j]);
+            MPI_Waitall(window, reqs, stats);
+            MPI_Send(s, 4, MPI_CHAR, peer, 101, MPI_COMM_WORLD);
+        }
+    }
+}
 #elif defined(OSU_BW)
 /* Rank 0 sends `n` windows, rank 1 receives them; each window ends with a 4-byte ack. */
 static void windows(int rank, char *s, char *r, int size, int window, MPI_Request *reqs, MPI_Status *stats, int n)
@@ -200,8 +225,14 @@ int main(int argc, char **argv)
 
     int status = report_parse(parsed, rank, help, "# " TITLE " v" OMB_VERSION);
     if (status >= 0) return status;
+#ifdef OSU_MBW_MR
+    int pairs = nprocs / 2;
+    if (nprocs < 2 || nprocs % 2 != 0) {
+        if (rank == 0) fprintf(stderr, "This test requires an even number of processes\n");
+#else
     if (nprocs != 2) {
         if (rank == 0) fprintf(stderr, "This test requires exactly two processes\n");
+#endif
         MPI_Finalize();
         return EXIT_FAILURE;
     }
@@ -229,7 +260,12 @@ int main(int argc, char **argv)
         library[strcspn(library, "\n")] = '\0';
         printf("# " TITLE " v" OMB_VERSION "\n");
         printf("# MPI library: %s\n", library);
+#ifdef OSU_MBW_MR
+        printf("# pairs: %d (rank i sends to rank i + %d)\n", pairs, pairs);
+        printf("%-*s%*s%*s\n", 10, "# Size", FIELD_WIDTH, "MB/s", FIELD_WIDTH, "Messages/s");
+#else
         printf("%-*s%*s\n", 10, "# Size", FIELD_WIDTH, UNIT);
+#endif
         fflush(stdout);
     }
 
@@ -242,7 +278,15 @@ int main(int argc, char **argv)
         memset(sbuf, 'a', (size_t)size);
         memset(rbuf, 'b', (size_t)size);
         MPI_Barrier(MPI_COMM_WORLD);
-#ifdef OSU_BW
+#ifdef OSU_MBW_MR
+        windows(rank, pairs, sbuf, rbuf, (int)size, s.window, reqs, stats, skip);
+        double t0 = MPI_Wtime();
+        windows(rank, pairs, sbuf, rbuf, (int)size, s.window, reqs, stats, iterations);
+        double elapsed = rank < pairs ? MPI_Wtime() - t0 : 0.0, total = 0.0;
+        MPI_Reduce(&elapsed, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        double rate = (double)pairs * iterations * s.window / (total / pairs);
+        double value = rate * (double)size / 1e6;
+#elif defined(OSU_BW)
         windows(rank, sbuf, rbuf, (int)size, s.window, reqs, stats, skip);
         double t0 = MPI_Wtime();
         windows(rank, sbuf, rbuf, (int)size, s.window, reqs, stats, iterations);
@@ -256,7 +300,11 @@ int main(int argc, char **argv)
         double value = (t1 - t0) * 1e6 / (2.0 * iterations);
 #endif
         if (rank == 0) {
+#ifdef OSU_MBW_MR
+            printf("%-*ld%*.*f%*.*f\n", 10, size, FIELD_WIDTH, FLOAT_PRECISION, value, FIELD_WIDTH, FLOAT_PRECISION, rate);
+#else
             printf("%-*ld%*.*f\n", 10, size, FIELD_WIDTH, FLOAT_PRECISION, value);
+#endif
             fflush(stdout);
         }
     }

@@ -332,10 +332,11 @@ export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.CO
  * so each row starts from optimized code. TSMPI_BENCH_JIT_WARMUP=0 skips it.
  */
 export function printHeaderWithJitWarmup(spec: BenchmarkSpec, o: Options, comm: typeof MPI.COMM_WORLD,
-                                         once: (size: number, iterations: number) => void, facts: readonly string[] = []): void {
+                                         once: (size: number, iterations: number) => void, facts: readonly string[] = [],
+                                         column: string = columnLine(spec, o)): void {
   const jit = process.env.TSMPI_BENCH_JIT_WARMUP !== '0';
   printHeader(spec, o, comm, jit ? [...facts, 'tsmpi warmup: the whole table is run once untimed before it is measured ' +
-    '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : [...facts]);
+    '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : [...facts], column);
   if (!jit) return;
   for (const size of messageSizes(spec, o)) {
     comm.Barrier();

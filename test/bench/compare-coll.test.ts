@@ -53,6 +53,22 @@ function tableRows(section: readonly string[], head: string): string[][] {
 const CELL = /^\d+\.\d{2}$/;
 
 describe('bench/compare collectives', () => {
+
+  it('compare.js --bench mbw_mr: osu_mbw_mr\'s messages per second on both sides, sizes 1..8, with ratios', { skip, timeout: 60_000 }, async () => {
+    const r = await run(node, [COMPARE, '--bench', 'mbw_mr', '--sizes', '1:8', '--iterations', '20', '--warmup', '2',
+      '--repeat', '1', '--timeout', '30'], 50_000, { cwd: ROOT });
+    assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    const section = sections(r.stdout).get('osu_mbw_mr');
+    assert.ok(section !== undefined, r.stdout);
+    assert.match(section[0]!, /^## osu_mbw_mr, 2 ranks: Messages\/s, higher is better/);
+    const rows = tableRows(section, '| Size (B) | tsmpi (messages/s) | MPICH (messages/s) | ratio tsmpi/MPICH |');
+    assert.deepEqual(rows.map((c) => c[0]), ['1', '2', '4', '8']);
+    for (const [, ours, theirs, ratio] of rows) {
+      // A message rate, not MB/s: at 1-8 B per message both sides move far more messages than bytes/1e6.
+      assert.ok(CELL.test(ours!) && Number(ours) > 1000 && CELL.test(theirs!) && Number(theirs) > 1000, `${ours} ${theirs}`);
+      assert.ok(Math.abs(Number(ratio) - Number(ours) / Number(theirs)) < 0.01 * Number(ratio) + 0.01, `ratio ${ratio}`);
+    }
+  });
   it('compare.js --bench coll -n 2: one table per collective, sizes 1..64, ratios of the two columns, a summary of ratios', { skip, timeout: 60_000 }, async () => {
     const outFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tsmpi-compare-')), 'coll.md');
     const r = await run(node, [COMPARE, '--bench', 'coll', '-n', '2', '--sizes', '64', '--iterations', '20', '--warmup', '2',

@@ -67,6 +67,29 @@ describe('bench/osu output format', () => {
     assert.deepEqual(checkRows(rest, false), [1, 2, 4, 8, 16, 32, 64]);
   });
 
+  it('osu_mbw_mr on 4 ranks: column line, rows of size, MB/s and messages/s that agree, Validation with -c', { timeout: 90_000 }, async () => {
+    const r = await tsmpiexec(['-n', '4', '--timeout', '60', node, path.join(OSU, 'osu_mbw_mr.js'), ...TINY, '-W', '8', '-c'], 75_000);
+    assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    const out = lines(r.stdout);
+    const rest = checkHeader(out, /^# OSU MPI Multiple Bandwidth \/ Message Rate Test v\d+\.\d+$/,
+      /^# Size {20}MB\/s {10}Messages\/s {10}Validation$/);
+    assert.ok(out.includes('# tsmpi pairs: 2 (rank i sends to rank i + 2)'), out.join('\n'));
+    const sizes = rest.map((l) => {
+      const m = /^(\d+) +(\d+\.\d{2}) +(\d+\.\d{2}) +Pass$/.exec(l);
+      assert.ok(m !== null && l.length === 70, `row ${JSON.stringify(l)}`);
+      const [size, mbs, rate] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      assert.ok(Math.abs(rate * size / 1e6 - mbs) <= 0.01 + mbs * 1e-6, `MB/s ${mbs} is not ${rate} messages/s of ${size} B`);
+      return size;
+    });
+    assert.deepEqual(sizes, [1, 2, 4, 8, 16, 32, 64]);
+  });
+
+  it('osu_mbw_mr on 3 ranks prints OMB\'s message and exits non-zero', { timeout: 90_000 }, async () => {
+    const r = await tsmpiexec(['-n', '3', '--timeout', '60', node, path.join(OSU, 'osu_mbw_mr.js'), ...TINY], 75_000);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /^This test requires an even number of processes$/m);
+  });
+
   it('osu_latency on 3 ranks prints OMB\'s message and exits non-zero', { timeout: 90_000 }, async () => {
     const r = await tsmpiexec(['-n', '3', '--timeout', '60', node, path.join(OSU, 'osu_latency.js'), ...TINY], 75_000);
     assert.notEqual(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
