@@ -101,6 +101,19 @@ export const COLL_REDUCE_FANIN = declareInt({
   default: 4, min: 2, max: 64,
 });
 
+/**
+ * Small blocking collectives on a communicator whose ranks share one node's memory go through
+ * a segment of per-rank cells (coll/shm-small.ts) instead of a schedule of messages. With 2
+ * ranks on this machine (8 B, 20,000 calls after 2,000): see docs/performance.md.
+ */
+export const COLL_SHM_SMALL = declareInt({
+  name: 'TSMPI_COLL_SHM_SMALL', layer,
+  description: 'Largest block (bytes per rank) of Barrier, Bcast, Reduce, Allreduce, Allgather and Alltoall that ' +
+    'goes through per-rank cells in a node segment when all ranks of the communicator share one node (at most 64 ' +
+    'ranks, blocking calls, contiguous data); 0 turns it off.',
+  default: 1024, min: 0, max: 1 << 20,
+});
+
 export const COLL_BARRIER_GROUP = declareInt({
   name: 'TSMPI_COLL_BARRIER_GROUP', layer,
   description: 'Most ranks per flat check-in group of the shm_counter barrier: a node with more is split into groups, ' +

@@ -4,6 +4,7 @@ import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
 import { bcastBinomial, gatherBinomial, ringAllgather } from './blocks.js';
 import { type Call, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
+import { smallAllgather, finishUnpacks } from './shm-small.js';
 import { isPowerOfTwo } from './tree.js';
 
 const choice = COLL_ALLGATHER.read();
@@ -74,6 +75,9 @@ export function allgather(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocki
         `(${size} ranks); they must match`);
     }
     recv.bytes.set(send.bytes, rank * bb);
+  }
+  if (!nonblocking && choice === 'auto' && smallAllgather(c, recv.bytes.slice(rank * bb, (rank + 1) * bb), recv.bytes)) {
+    return finishUnpacks(c);
   }
   const s = newSchedule(c);
   let algo = choice;

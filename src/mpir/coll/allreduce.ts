@@ -5,6 +5,7 @@ import { bcastBinomial, ringAllgather } from './blocks.js';
 import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { bcastPcast, reducePipeline } from './pipeline.js';
 import { type Reduction, reduceBinomial } from './reduce.js';
+import { finishUnpacks, smallReduce } from './shm-small.js';
 
 const choice = COLL_ALLREDUCE.read();
 const large = COLL_LARGE_BYTES.read();
@@ -197,6 +198,9 @@ export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unkno
     recv.bytes.set(send.bytes);
   }
   const red: Reduction = { op: checkOp(c, op, recv.datatype), count: recv.count, datatype: recv.datatype };
+  if (!nonblocking && choice === 'auto' && smallReduce(c, recv.bytes, recv.bytes, red.op, red.count, red.datatype, -1)) {
+    return finishUnpacks(c);
+  }
   const s = newSchedule(c);
   const size = c.core.size;
   let algo = choice;

@@ -2,6 +2,7 @@ import { COLL_ALLTOALL } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
 import { type Call, decode, decodeV, decodeW, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
+import { finishUnpacks, smallAlltoall } from './shm-small.js';
 
 const choice = COLL_ALLTOALL.read();
 /**
@@ -75,6 +76,11 @@ export function alltoall(c: Call, sendbuf: unknown, recvbuf: unknown, nonblockin
   const r = decode(c, recvbuf, 'recvbuf');
   if (r.bytes.length % size !== 0) {
     fail(c, ErrorClass.ERR_COUNT, `recvbuf holds ${r.count} x ${r.datatype.name}, not a multiple of the ${size} ranks`);
+  }
+  const bb = r.bytes.length / size;
+  if (!nonblocking && choice === 'auto') {
+    const own = isInPlace(sendbuf) ? r.bytes.slice() : decode(c, sendbuf, 'sendbuf').bytes;
+    if (own.length === r.bytes.length && smallAlltoall(c, own, r.bytes, bb)) return finishUnpacks(c);
   }
   const recv = uniform(r.bytes, size);
   let send: Blocks;

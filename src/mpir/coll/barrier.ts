@@ -2,6 +2,7 @@ import { COLL_BARRIER } from '../config.js';
 import { type Call, execute, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import type { Request } from '../request.js';
 import { barrierShmCounter, shmBarrierUseful } from './shm-barrier.js';
+import { smallBarrier } from './shm-small.js';
 
 const EMPTY = new Uint8Array(0);
 const choice = COLL_BARRIER.read();
@@ -26,6 +27,7 @@ export function barrierLinear(s: Schedule): void {
 }
 
 export function barrier(c: Call, nonblocking: boolean): Request | undefined {
+  if (!nonblocking && choice === 'auto' && smallBarrier(c)) return undefined;
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto' || algo === 'shm_counter') algo = shmBarrierUseful(c.core, c.world) ? 'shm_counter' : 'dissemination';

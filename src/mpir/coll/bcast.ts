@@ -3,6 +3,7 @@ import type { Request } from '../request.js';
 import { bcastBinomial, ringAllgather } from './blocks.js';
 import { type Call, checkRoot, decode, execute, newSchedule, type Schedule, traceAlgorithm } from './common.js';
 import { bcastPcast } from './pipeline.js';
+import { finishUnpacks, smallBcast } from './shm-small.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_BCAST.read();
@@ -48,6 +49,7 @@ export function bcastScatterAllgather(s: Schedule, buf: Uint8Array, root: number
 export function bcast(c: Call, buf: unknown, root: number, nonblocking: boolean): Request | undefined {
   checkRoot(c, root);
   const d = decode(c, buf, 'buf');
+  if (!nonblocking && choice === 'auto' && smallBcast(c, d.bytes, root)) return finishUnpacks(c);
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto') {

@@ -1,0 +1,253 @@
+import type { NodeRegion } from '../../mpid/memory.js';
+import type { CommCore } from '../comm.js';
+import { COLL_SHM_SMALL } from '../config.js';
+import type { Datatype } from '../datatype.js';
+import type { Op } from '../op.js';
+import { type Call, execute, newSchedule } from './common.js';
+
+/**
+ * Small blocking collectives of a communicator whose ranks all share one node's memory, through
+ * a segment of cells instead of messages: the idea SCI-MPICH's collectives apply to the barrier
+ * (003c §1.5) and 003c describes for broadcast and reduction, a writer storing into shared
+ * memory and readers polling it. A schedule (rounds, closures, point-to-point messages) costs
+ * more than the data of an 8-byte Bcast or Allreduce; here each call is a few stores and loads.
+ *
+ * One cell per rank, `cellBytes` apart: word SEQ on the first cache line, then two data slots.
+ * Every fast collective of the communicator has the next generation g, the same on every
+ * rank because they call collectives in the same order. A rank stores SEQ = g when it arrives
+ * at generation g, after writing its data for g (if it contributes any) into slot g % 2. So a
+ * rank whose SEQ is g + 1 has finished generation g, reading included, and a writer of
+ * generation g, about to overwrite what generation g - 2 left in its slot, only needs every
+ * SEQ at g - 1 or later (which the collectives that read every cell have already seen). Readers
+ * wait for the SEQ of the cells they read. Reductions combine the cells in rank order on
+ * whoever needs the result, so every rank of an Allreduce computes the same bits.
+ *
+ * A waiting rank drives progress (point-to-point and the one-sided agents go on) and sleeps
+ * on its doorbell after the spin budget; whoever stores a word others wait for rings them.
+ * The segment is made at the communicator's first fast collective: rank 0 creates it and sends
+ * its name by point-to-point; the others map it and count themselves in; rank 0 unlinks the
+ * name once all have, so nothing stays in /dev/shm.
+ */
+
+const SEQ = 0;
+const DATA = 128; // bytes: the slots start on the next cache line
+const NAME_BYTES = 128;
+/** Word of rank 0's cell (next to SEQ) that counts the ranks that mapped the segment. */
+const JOINED = 16;
+/** Polls before a wait registers its progress hook (most waits end sooner). */
+const SHORT_SPIN = 200;
+/** Largest communicator served: every rank scans all cells per call. */
+const MAX_RANKS = 64;
+
+const limit = COLL_SHM_SMALL.read();
+const slotBytes = Math.ceil(limit / 128) * 128;
+const cellBytes = DATA + 2 * slotBytes;
+
+interface Cells {
+  readonly region: NodeRegion;
+  readonly words: Int32Array;
+  readonly bytes: Uint8Array;
+  generation: number;
+}
+
+const cellsOf = new WeakMap<CommCore, Cells | null>();
+
+/**
+ * The communicator's cells when its fast collectives apply (null otherwise, the same answer on
+ * every rank: it comes from the business cards, which all ranks share). Makes them at first use.
+ */
+function cellsFor(c: Call): Cells | null {
+  const core = c.core;
+  const known = cellsOf.get(core);
+  if (known !== undefined) return known;
+  let cells: Cells | null = null;
+  if (limit > 0 && core.size > 1 && core.size <= MAX_RANKS && oneSharedNode(c)) cells = setup(c);
+  cellsOf.set(core, cells);
+  return cells;
+}
+
+function oneSharedNode(c: Call): boolean {
+  const { world, core } = c;
+  if (!world.nodesUseSharedMemory || world.nodeMemory === null) return false;
+  const node = world.cards[core.worldRanks[0]!]!.nodeId;
+  for (let r = 1; r < core.size; r++) if (world.cards[core.worldRanks[r]!]!.nodeId !== node) return false;
+  return true;
+}
+
+function setup(c: Call): Cells {
+  const { world, core } = c;
+  const name = new Uint8Array(NAME_BYTES);
+  let region: NodeRegion;
+  const s = newSchedule(c).round();
+  if (core.rank === 0) {
+    region = world.nodeMemory!.create(world.jobId, world.rank, core.size * cellBytes);
+    name.set(new TextEncoder().encode(region.name));
+    for (let r = 1; r < core.size; r++) s.send(name, r);
+    execute(c, s, false);
+    waitFor(c, region.words, JOINED, core.size - 1);
+    region.unlink();
+  } else {
+    s.recv(name, 0);
+    execute(c, s, false);
+    region = world.nodeMemory!.open(new TextDecoder().decode(name.subarray(0, name.indexOf(0))));
+    Atomics.add(region.words, JOINED, 1);
+    world.wakeLocal(core.worldRanks[0]!);
+  }
+  return { region, words: region.words, bytes: new Uint8Array(region.words.buffer), generation: 0 };
+}
+
+/**
+ * What a waiting rank waits for: words[at] reached target (generations compared modulo 2^32).
+ * It is also a progress hook, so the engine's last poll before the rank sleeps sees a store
+ * that came between our check and the sleep announcement (whose ring found nobody asleep).
+ */
+const wanted = {
+  words: new Int32Array(new SharedArrayBuffer(4)) as Int32Array,
+  at: 0,
+  target: 0,
+  reached(): boolean {
+    return Atomics.load(this.words, this.at) - this.target >= 0;
+  },
+  advance(): number {
+    return this.reached() ? 1 : 0;
+  },
+};
+
+/** Blocks until words[at] >= target, driving progress and sleeping on the doorbell after the spin budget. */
+function waitFor(c: Call, words: Int32Array, at: number, target: number): void {
+  if (Atomics.load(words, at) - target >= 0) return;
+  const { engine, progress } = c.world;
+  for (let spin = 0; spin < SHORT_SPIN; spin++) {
+    engine.progress();
+    if (Atomics.load(words, at) - target >= 0) return;
+  }
+  wanted.words = words;
+  wanted.at = at;
+  wanted.target = target;
+  engine.addProgressHook(wanted);
+  try {
+    while (!wanted.reached()) progress.step();
+  } finally {
+    engine.removeProgressHook(wanted);
+  }
+}
+
+function word(rank: number, at: number): number {
+  return (rank * cellBytes) / 4 + at;
+}
+
+/** Rank `rank`'s slot of generation g, its first `length` bytes. */
+function slot(cells: Cells, rank: number, g: number, length: number): Uint8Array {
+  const at = rank * cellBytes + DATA + (g & 1) * slotBytes;
+  return cells.bytes.subarray(at, at + length);
+}
+
+/** Every rank has arrived at generation g - 1, so none still reads what generation g - 2 left in our slot. */
+function waitWritable(c: Call, cells: Cells, g: number): void {
+  for (let r = 0; r < c.core.size; r++) waitFor(c, cells.words, word(r, SEQ), g - 1);
+}
+
+function waitSeq(c: Call, cells: Cells, rank: number, g: number): void {
+  waitFor(c, cells.words, word(rank, SEQ), g);
+}
+
+/** Stores our SEQ = g and rings every rank of the communicator that may sleep waiting for it. */
+function publish(c: Call, cells: Cells, g: number): void {
+  Atomics.store(cells.words, word(c.core.rank, SEQ), g);
+  const { core, world } = c;
+  for (let r = 0; r < core.size; r++) if (r !== core.rank) world.wakeLocal(core.worldRanks[r]!);
+}
+
+/** The cells when a collective moving `bytes` per cell may go this way, else null. */
+function start(c: Call, bytes: number): Cells | null {
+  return bytes > limit ? null : cellsFor(c);
+}
+
+/** After a fast collective: receive blocks of non-contiguous datatypes go to the user's memory (what execute does for a schedule). */
+export function finishUnpacks(c: Call): undefined {
+  const unpacks = c.unpacks;
+  if (unpacks !== undefined) {
+    for (const u of unpacks) u.datatype.unpackTo(u.packed, 0, u.count, 0, u.packed.length, u.user);
+  }
+  return undefined;
+}
+
+export function smallBarrier(c: Call): boolean {
+  const cells = start(c, 0);
+  if (cells === null) return false;
+  const g = ++cells.generation;
+  publish(c, cells, g);
+  for (let r = 0; r < c.core.size; r++) waitSeq(c, cells, r, g);
+  return true;
+}
+
+export function smallBcast(c: Call, buf: Uint8Array, root: number): boolean {
+  const cells = start(c, buf.length);
+  if (cells === null) return false;
+  const g = ++cells.generation;
+  if (c.core.rank === root) {
+    waitWritable(c, cells, g);
+    slot(cells, root, g, buf.length).set(buf);
+    publish(c, cells, g);
+  } else {
+    publish(c, cells, g);
+    waitSeq(c, cells, root, g);
+    buf.set(slot(cells, root, g, buf.length));
+  }
+  return true;
+}
+
+/**
+ * Reduce (`root` >= 0: the result lands in `out` at the root only) or Allreduce (`root` < 0:
+ * everywhere). `own` is this rank's contribution; `out` may be the same memory (IN_PLACE).
+ */
+export function smallReduce(c: Call, own: Uint8Array, out: Uint8Array, op: Op, count: number, dt: Datatype, root: number): boolean {
+  const n = own.length;
+  const cells = start(c, n);
+  if (cells === null) return false;
+  const g = ++cells.generation;
+  const { rank, size } = c.core;
+  waitWritable(c, cells, g);
+  slot(cells, rank, g, n).set(own);
+  publish(c, cells, g);
+  if (root < 0 || rank === root) {
+    for (let r = 0; r < size; r++) waitSeq(c, cells, r, g);
+    // x0 op (x1 op (... op x(p-1))): apply(in, inout) makes inout = in op inout.
+    out.set(slot(cells, size - 1, g, n));
+    for (let r = size - 2; r >= 0; r--) op.apply(slot(cells, r, g, n), out, count, dt);
+  }
+  return true;
+}
+
+/** Allgather of `block` bytes per rank into `out` (rank r's block at r * block); `own` is ours. */
+export function smallAllgather(c: Call, own: Uint8Array, out: Uint8Array): boolean {
+  const block = own.length;
+  const cells = start(c, block);
+  if (cells === null) return false;
+  const g = ++cells.generation;
+  const { rank, size } = c.core;
+  waitWritable(c, cells, g);
+  slot(cells, rank, g, block).set(own);
+  publish(c, cells, g);
+  for (let r = 0; r < size; r++) {
+    waitSeq(c, cells, r, g);
+    out.set(slot(cells, r, g, block), r * block);
+  }
+  return true;
+}
+
+/** Alltoall of `block` bytes per pair: `send` holds our block for rank r at r * block. */
+export function smallAlltoall(c: Call, send: Uint8Array, out: Uint8Array, block: number): boolean {
+  const cells = start(c, send.length);
+  if (cells === null) return false;
+  const g = ++cells.generation;
+  const { rank, size } = c.core;
+  waitWritable(c, cells, g);
+  slot(cells, rank, g, send.length).set(send);
+  publish(c, cells, g);
+  for (let r = 0; r < size; r++) {
+    waitSeq(c, cells, r, g);
+    out.set(slot(cells, r, g, send.length).subarray(rank * block, (rank + 1) * block), r * block);
+  }
+  return true;
+}
