@@ -138,6 +138,7 @@ const comm = MPI.COMM_WORLD;
 if (comm.rank === 0) { comm.Send(new Uint8Array(100), 1, 3); comm.Send(new Uint8Array(300000), 1, 4); }
 else { comm.Recv(new Uint8Array(100), 0, 3); comm.Recv(new Uint8Array(300000), 0, 4); }
 comm.Bcast(new Uint8Array(8), 0);
+comm.Bcast(new Uint8Array(4096), 0);
 MPI.Finalize();`;
     const env = { ...process.env, DEBUG: 'tsmpi:*,-tsmpi:pmi:wire', DEBUG_COLORS: 'no' };
     const r = await tsmpiexec(['-n', '2', node, '--input-type=module', '-e', script], 25_000, { env });
@@ -149,7 +150,8 @@ MPI.Finalize();`;
     assert.match(r.stderr, /tsmpi:protocol \[rank 0\] send to world rank 1 \(ctx 0, tag 3\): 100 bytes by short over ch_shmem/);
     assert.match(r.stderr, /tsmpi:protocol \[rank 0\] send to world rank 1 \(ctx 0, tag 4\): 300000 bytes by rendezvous/);
     assert.match(r.stderr, /tsmpi:match \[rank 1\] (recv posted \(ctx 0, source 0, tag 3\)|eager message \(ctx 0, source 0, tag 3, 100 bytes\))/);
-    assert.match(r.stderr, /tsmpi:coll \[rank [01]\] MPI_COMM_WORLD\.Bcast \(2 ranks, 8 bytes\): binomial/);
+    assert.match(r.stderr, /tsmpi:coll \[rank [01]\] MPI_COMM_WORLD\.Bcast \(2 ranks, 8 bytes\): node_cells/);
+    assert.match(r.stderr, /tsmpi:coll \[rank [01]\] MPI_COMM_WORLD\.Bcast \(2 ranks, 4096 bytes\): binomial/);
     const wire = await tsmpiexec(['-n', '1', node, HELLO], 25_000, { env: { ...env, DEBUG: 'tsmpi:pmi:wire' } });
     assert.match(wire.stderr, /tsmpi:pmi:wire \[rank 0\] -> cmd=barrier_in/);
     assert.match(wire.stderr, /tsmpi:pmi:wire \[rank 0\] -> cmd=barrier_out/, 'the launcher side names the rank too');

@@ -25,6 +25,13 @@ export function traceAlgorithm(s: Schedule, algorithm: string, bytes: number): v
   }
 }
 
+/** traceAlgorithm for a collective that runs without a schedule (coll/shm-small.ts). */
+export function traceCall(c: Call, algorithm: string, bytes: number): void {
+  if (COLL_TRACE) {
+    collTrace('%s (%d ranks, %d bytes): %s', `${c.comm.Get_name()}.${c.name}`, c.core.size, bytes, algorithm);
+  }
+}
+
 /**
  * What every collective entry shares: the call (communicator, its core, the world, the name
  * for messages), buffer decoding with MPI.IN_PLACE, the v-variant buffer form, argument

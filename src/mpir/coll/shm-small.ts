@@ -3,7 +3,7 @@ import type { CommCore } from '../comm.js';
 import { COLL_SHM_SMALL } from '../config.js';
 import type { Datatype } from '../datatype.js';
 import type { Op } from '../op.js';
-import { type Call, execute, newSchedule } from './common.js';
+import { type Call, execute, newSchedule, traceCall } from './common.js';
 
 /**
  * Small blocking collectives of a communicator whose ranks all share one node's memory, through
@@ -27,6 +27,8 @@ import { type Call, execute, newSchedule } from './common.js';
  * The segment is made at the communicator's first fast collective: rank 0 creates it and sends
  * its name by point-to-point; the others map it and count themselves in; rank 0 unlinks the
  * name once all have, so nothing stays in /dev/shm.
+ *
+ * Research ids cited here: see docs/references.md.
  */
 
 const SEQ = 0;
@@ -160,7 +162,9 @@ function publish(c: Call, cells: Cells, g: number): void {
 
 /** The cells when a collective moving `bytes` per cell may go this way, else null. */
 function start(c: Call, bytes: number): Cells | null {
-  return bytes > limit ? null : cellsFor(c);
+  const cells = bytes > limit ? null : cellsFor(c);
+  if (cells !== null) traceCall(c, 'node_cells', bytes);
+  return cells;
 }
 
 /** After a fast collective: receive blocks of non-contiguous datatypes go to the user's memory (what execute does for a schedule). */
