@@ -2,12 +2,14 @@
 //
 //   futexWait(cells, index, expected, timeoutMs) -> 'ok' | 'not-equal' | 'timed-out'
 //   futexWake(cells, index, count)               -> number of waiters woken
+//   schedYield()                                 -> undefined: gives up the CPU to a runnable thread
 //
 // The cell is addressed as Atomics.wait/notify address it, in an Int32Array over a
 // SharedArrayBuffer; unlike Atomics.wait this works on the main thread and across processes.
 #include "futex.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -89,6 +91,11 @@ Napi::Value FutexWakeExport(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, woken);
 }
 
+Napi::Value SchedYield(const Napi::CallbackInfo& info) {
+  sched_yield();
+  return info.Env().Undefined();
+}
+
 }  // namespace
 
 void RegisterFutex(Napi::Env env, Napi::Object exports) {
@@ -99,6 +106,7 @@ void RegisterFutex(Napi::Env env, Napi::Object exports) {
   GetAddonData(env).waitResults = Napi::Persistent(results.As<Napi::Object>());
   exports.Set("futexWait", Napi::Function::New(env, FutexWait, "futexWait"));
   exports.Set("futexWake", Napi::Function::New(env, FutexWakeExport, "futexWake"));
+  exports.Set("schedYield", Napi::Function::New(env, SchedYield, "schedYield"));
 }
 
 }  // namespace tsmpi

@@ -114,6 +114,12 @@ export interface NativeAddon extends UcxBinding {
   futexWake(cells: Int32Array, index: number, count: number): number;
 
   /**
+   * sched_yield(2): lets another runnable thread of this CPU run first (a rank waiting for a
+   * peer that shares its core); returns at once when none is runnable.
+   */
+  schedYield(): void;
+
+  /**
    * `futexWait` on a native waiter thread; the promise settles on the event loop. While it is
    * pending the event loop stays alive. Waiter threads are pooled: idle ones are reused, new ones
    * start only when none is idle, and at most a few idle ones are kept. A result known at once
