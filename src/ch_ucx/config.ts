@@ -12,8 +12,8 @@ import { declareInt } from '../common/config.js';
  */
 export const UCX_EAGER_MAX = declareInt({
   name: 'TSMPI_UCX_EAGER_MAX', layer: 'ch_ucx',
-  description: 'Largest message (bytes) ch_ucx sends eagerly; larger messages move by UCX rendezvous, ' +
-    'zero-copy into the matched receive buffer.',
+  description: 'Largest message (bytes) ch_ucx sends eagerly; larger messages move by UCX rendezvous ' +
+    'straight into the matched receive buffer (zero-copy where the transport has RMA).',
   default: 128 * 1024, min: 0, max: 16 * 1024 * 1024,
 });
 

@@ -9,9 +9,10 @@ import { answerStateRequest, stateRequestFlag } from './state-request.js';
 const SPIN_DEDICATED = 20_000;
 const SPIN_SHARED = 50;
 /**
- * An oversubscribed rank (more ranks than cores) gives its core away this many times, a spin
- * budget apart, before it sleeps: the peer it waits for is often runnable on the same core,
- * and a yield hands over in a microsecond where a futex wake costs 25 us or more on a VM.
+ * A rank with the short budget (ranks outnumber cores, or TSMPI_SPIN_POLLS of 50 or less) gives
+ * its core away this many times, a spin budget apart, before it sleeps: the peer it waits for is
+ * often runnable on the same core, and a yield hands over in a microsecond where a futex wake
+ * costs 25 us or more on a VM.
  */
 const YIELDS_SHARED = 16;
 

@@ -103,8 +103,9 @@ export const COLL_REDUCE_FANIN = declareInt({
 
 /**
  * Small blocking collectives on a communicator whose ranks share one node's memory go through
- * a segment of per-rank cells (coll/shm-small.ts) instead of a schedule of messages. With 2
- * ranks on this machine (8 B, 20,000 calls after 2,000): see docs/performance.md.
+ * a segment of per-rank cells (coll/shm-small.ts) instead of a schedule of messages: at 8 B on
+ * 2 ranks 0.3-0.7 us a call against 1.2-2.0 us by schedule (docs/performance.md, "Collectives,
+ * 2 ranks"). 1 KiB: the largest block a cell holds (each rank's cell has two of this size).
  */
 export const COLL_SHM_SMALL = declareInt({
   name: 'TSMPI_COLL_SHM_SMALL', layer,

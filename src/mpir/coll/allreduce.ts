@@ -2,10 +2,10 @@
 import { COLL_ALLREDUCE, COLL_LARGE_BYTES, COLL_RPIPE_MIN } from '../config.js';
 import type { Request } from '../request.js';
 import { bcastBinomial, ringAllgather } from './blocks.js';
-import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
+import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule, type Schedule, traceAlgorithm, unpackReceived } from './common.js';
 import { bcastPcast, reducePipeline } from './pipeline.js';
 import { type Reduction, reduceBinomial } from './reduce.js';
-import { finishUnpacks, smallReduce } from './shm-small.js';
+import { smallReduce } from './shm-small.js';
 
 const choice = COLL_ALLREDUCE.read();
 const large = COLL_LARGE_BYTES.read();
@@ -199,7 +199,7 @@ export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unkno
   }
   const red: Reduction = { op: checkOp(c, op, recv.datatype), count: recv.count, datatype: recv.datatype };
   if (!nonblocking && choice === 'auto' && smallReduce(c, recv.bytes, recv.bytes, red.op, red.count, red.datatype, -1)) {
-    return finishUnpacks(c);
+    return unpackReceived(c);
   }
   const s = newSchedule(c);
   const size = c.core.size;

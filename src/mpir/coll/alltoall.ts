@@ -1,8 +1,8 @@
 import { COLL_ALLTOALL } from '../config.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
-import { type Call, decode, decodeV, decodeW, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
-import { finishUnpacks, smallAlltoall } from './shm-small.js';
+import { type Call, decode, decodeV, decodeW, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm, unpackReceived } from './common.js';
+import { smallAlltoall } from './shm-small.js';
 
 const choice = COLL_ALLTOALL.read();
 /**
@@ -77,22 +77,16 @@ export function alltoall(c: Call, sendbuf: unknown, recvbuf: unknown, nonblockin
   if (r.bytes.length % size !== 0) {
     fail(c, ErrorClass.ERR_COUNT, `recvbuf holds ${r.count} x ${r.datatype.name}, not a multiple of the ${size} ranks`);
   }
-  const bb = r.bytes.length / size;
-  if (!nonblocking && choice === 'auto') {
-    const own = isInPlace(sendbuf) ? r.bytes.slice() : decode(c, sendbuf, 'sendbuf').bytes;
-    if (own.length === r.bytes.length && smallAlltoall(c, own, r.bytes, bb)) return finishUnpacks(c);
+  const sd = isInPlace(sendbuf) ? null : decode(c, sendbuf, 'sendbuf');
+  if (sd !== null && sd.bytes.length !== r.bytes.length) {
+    fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${sd.bytes.length} bytes but recvbuf has ${r.bytes.length}; they must match`);
+  }
+  // In place the cells take recvbuf itself: our whole block is stored before anything is read into it.
+  if (!nonblocking && choice === 'auto' && smallAlltoall(c, sd?.bytes ?? r.bytes, r.bytes, r.bytes.length / size)) {
+    return unpackReceived(c);
   }
   const recv = uniform(r.bytes, size);
-  let send: Blocks;
-  if (isInPlace(sendbuf)) send = inPlaceCopy(recv);
-  else {
-    const sd = decode(c, sendbuf, 'sendbuf');
-    if (sd.bytes.length !== r.bytes.length) {
-      fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${sd.bytes.length} bytes but recvbuf has ${r.bytes.length}; they must match`);
-    }
-    send = uniform(sd.bytes, size);
-  }
-  return run(c, send, recv, nonblocking);
+  return run(c, sd === null ? inPlaceCopy(recv) : uniform(sd.bytes, size), recv, nonblocking);
 }
 
 function fromV(c: Call, arg: unknown, what: string): Blocks {

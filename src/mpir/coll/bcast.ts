@@ -1,9 +1,9 @@
 import { COLL_BCAST, COLL_LARGE_BYTES, COLL_PCAST_MIN } from '../config.js';
 import type { Request } from '../request.js';
 import { bcastBinomial, ringAllgather } from './blocks.js';
-import { type Call, checkRoot, decode, execute, newSchedule, type Schedule, traceAlgorithm } from './common.js';
+import { type Call, checkRoot, decode, execute, newSchedule, type Schedule, traceAlgorithm, unpackReceived } from './common.js';
 import { bcastPcast } from './pipeline.js';
-import { finishUnpacks, smallBcast } from './shm-small.js';
+import { smallBcast } from './shm-small.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_BCAST.read();
@@ -49,7 +49,7 @@ export function bcastScatterAllgather(s: Schedule, buf: Uint8Array, root: number
 export function bcast(c: Call, buf: unknown, root: number, nonblocking: boolean): Request | undefined {
   checkRoot(c, root);
   const d = decode(c, buf, 'buf');
-  if (!nonblocking && choice === 'auto' && smallBcast(c, d.bytes, root)) return finishUnpacks(c);
+  if (!nonblocking && choice === 'auto' && smallBcast(c, d.bytes, root)) return unpackReceived(c);
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto') {

@@ -258,14 +258,21 @@ export class CollRequest extends Request {
   }
 }
 
-/** Runs `s` to completion, or returns its Request when `nonblocking`. */
-export function execute(c: Call, s: Schedule, nonblocking: boolean): Request | undefined {
+/**
+ * The end of a collective: receive blocks of non-contiguous datatypes, worked on packed, go to
+ * the user's memory. Returns undefined, what a blocking collective entry returns.
+ */
+export function unpackReceived(c: Call): undefined {
   const unpacks = c.unpacks;
   if (unpacks !== undefined) {
-    s.round().local(() => {
-      for (const u of unpacks) u.datatype.unpackTo(u.packed, 0, u.count, 0, u.packed.length, u.user);
-    });
+    for (const u of unpacks) u.datatype.unpackTo(u.packed, 0, u.count, 0, u.packed.length, u.user);
   }
+  return undefined;
+}
+
+/** Runs `s` to completion, or returns its Request when `nonblocking`. */
+export function execute(c: Call, s: Schedule, nonblocking: boolean): Request | undefined {
+  if (c.unpacks !== undefined) s.round().local(() => unpackReceived(c));
   if (nonblocking) {
     launch(c.world, s);
     return new CollRequest(s, c.comm, c.name);

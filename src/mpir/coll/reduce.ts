@@ -4,9 +4,9 @@ import type { Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import type { Op } from '../op.js';
 import type { Request } from '../request.js';
-import { type Call, checkOp, checkRoot, checkSame, decode, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm } from './common.js';
+import { type Call, checkOp, checkRoot, checkSame, decode, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm, unpackReceived } from './common.js';
 import { reducePipeline } from './pipeline.js';
-import { finishUnpacks, smallReduce } from './shm-small.js';
+import { smallReduce } from './shm-small.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_REDUCE.read();
@@ -159,7 +159,7 @@ export function reduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown,
     acc = send.bytes.slice();
     red = { op: checkOp(c, op, send.datatype), count: send.count, datatype: send.datatype };
   }
-  if (!nonblocking && choice === 'auto' && smallReduce(c, acc, out, red.op, red.count, red.datatype, root)) return finishUnpacks(c);
+  if (!nonblocking && choice === 'auto' && smallReduce(c, acc, out, red.op, red.count, red.datatype, root)) return unpackReceived(c);
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto') algo = acc.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'binomial';

@@ -3,6 +3,7 @@ import type { World } from '../../mpid/world.js';
 import type { CommCore } from '../comm.js';
 import { COLL_BARRIER_FANIN, COLL_BARRIER_GROUP } from '../config.js';
 import type { Schedule } from './common.js';
+import { shareNodeSegment } from './node-segment.js';
 
 /**
  * SCI-MPICH's hierarchical shared-memory barrier (003c §1.5, "HSB"), on one machine's shared
@@ -33,7 +34,6 @@ import type { Schedule } from './common.js';
 
 /** Words per cache line. */
 const LINE = 16;
-const NAME_BYTES = 128;
 
 interface NodeState {
   /** Comm ranks on this node, lowest first; [0] is the node's barrier process. */
@@ -182,35 +182,10 @@ function leaderTree(s: Schedule, leaders: readonly number[]): void {
   }
 }
 
-/**
- * Rounds that make the node's segment: the leader creates it now and sends its name to each
- * member; a member maps it and acknowledges by counting up a word; the leader unlinks the
- * name once every member has.
- */
+/** Rounds that make the node's segment (node-segment.ts); members count in at word `ack`. */
 function setup(s: Schedule, world: World, state: NodeState): void {
-  const { members, index } = state;
-  s.round();
-  if (index === 0) {
-    const bytes = Math.max(4096, (state.ack + LINE) * 4);
-    const region = world.nodeMemory!.create(world.jobId, world.rank, bytes);
+  const bytes = Math.max(4096, (state.ack + LINE) * 4);
+  shareNodeSegment(s, world, state.members, bytes, state.ack, (region) => {
     state.region = region;
-    const name = new Uint8Array(NAME_BYTES);
-    name.set(new TextEncoder().encode(region.name));
-    for (let i = 1; i < members.length; i++) s.send(name, members[i]!);
-    s.poll(() => {
-      if (Atomics.load(region.words, state.ack) < members.length - 1) return false;
-      region.unlink();
-      return true;
-    });
-  } else {
-    const name = new Uint8Array(NAME_BYTES);
-    s.recv(name, members[0]!);
-    s.local(() => {
-      const end = name.indexOf(0);
-      const region = world.nodeMemory!.open(new TextDecoder().decode(name.subarray(0, end < 0 ? NAME_BYTES : end)));
-      state.region = region;
-      Atomics.add(region.words, state.ack, 1);
-      world.wakeLocal(s.core.worldRanks[members[0]!]!);
-    });
-  }
+  });
 }

@@ -4,6 +4,7 @@ import { COLL_SHM_SMALL } from '../config.js';
 import type { Datatype } from '../datatype.js';
 import type { Op } from '../op.js';
 import { type Call, execute, newSchedule, traceCall } from './common.js';
+import { shareNodeSegment } from './node-segment.js';
 
 /**
  * Small blocking collectives of a communicator whose ranks all share one node's memory, through
@@ -24,16 +25,15 @@ import { type Call, execute, newSchedule, traceCall } from './common.js';
  *
  * A waiting rank drives progress (point-to-point and the one-sided agents go on) and sleeps
  * on its doorbell after the spin budget; whoever stores a word others wait for rings them.
- * The segment is made at the communicator's first fast collective: rank 0 creates it and sends
- * its name by point-to-point; the others map it and count themselves in; rank 0 unlinks the
- * name once all have, so nothing stays in /dev/shm.
+ * The segment is made at the communicator's first fast collective, as the shm_counter barrier
+ * makes its own (node-segment.ts): rank 0 creates it, the others map it and count themselves in
+ * at word JOINED of rank 0's cell.
  *
  * Research ids cited here: see docs/references.md.
  */
 
 const SEQ = 0;
 const DATA = 128; // bytes: the slots start on the next cache line
-const NAME_BYTES = 128;
 /** Word of rank 0's cell (next to SEQ) that counts the ranks that mapped the segment. */
 const JOINED = 16;
 /** Polls before a wait registers its progress hook (most waits end sooner). */
@@ -46,7 +46,6 @@ const slotBytes = Math.ceil(limit / 128) * 128;
 const cellBytes = DATA + 2 * slotBytes;
 
 interface Cells {
-  readonly region: NodeRegion;
   readonly words: Int32Array;
   readonly bytes: Uint8Array;
   generation: number;
@@ -77,25 +76,13 @@ function oneSharedNode(c: Call): boolean {
 }
 
 function setup(c: Call): Cells {
-  const { world, core } = c;
-  const name = new Uint8Array(NAME_BYTES);
-  let region: NodeRegion;
-  const s = newSchedule(c).round();
-  if (core.rank === 0) {
-    region = world.nodeMemory!.create(world.jobId, world.rank, core.size * cellBytes);
-    name.set(new TextEncoder().encode(region.name));
-    for (let r = 1; r < core.size; r++) s.send(name, r);
-    execute(c, s, false);
-    waitFor(c, region.words, JOINED, core.size - 1);
-    region.unlink();
-  } else {
-    s.recv(name, 0);
-    execute(c, s, false);
-    region = world.nodeMemory!.open(new TextDecoder().decode(name.subarray(0, name.indexOf(0))));
-    Atomics.add(region.words, JOINED, 1);
-    world.wakeLocal(core.worldRanks[0]!);
-  }
-  return { region, words: region.words, bytes: new Uint8Array(region.words.buffer), generation: 0 };
+  const members = Array.from({ length: c.core.size }, (_, r) => r);
+  const made: NodeRegion[] = [];
+  const s = newSchedule(c);
+  shareNodeSegment(s, c.world, members, c.core.size * cellBytes, JOINED, (region) => made.push(region));
+  execute(c, s, false);
+  const words = made[0]!.words;
+  return { words, bytes: new Uint8Array(words.buffer), generation: 0 };
 }
 
 /**
@@ -165,15 +152,6 @@ function start(c: Call, bytes: number): Cells | null {
   const cells = bytes > limit ? null : cellsFor(c);
   if (cells !== null) traceCall(c, 'node_cells', bytes);
   return cells;
-}
-
-/** After a fast collective: receive blocks of non-contiguous datatypes go to the user's memory (what execute does for a schedule). */
-export function finishUnpacks(c: Call): undefined {
-  const unpacks = c.unpacks;
-  if (unpacks !== undefined) {
-    for (const u of unpacks) u.datatype.unpackTo(u.packed, 0, u.count, 0, u.packed.length, u.user);
-  }
-  return undefined;
 }
 
 export function smallBarrier(c: Call): boolean {
