@@ -380,7 +380,7 @@ export class ShmemDevice implements Device {
 
   private slotView(peer: number, slot: number, off: number, len: number): Uint8Array {
     let views = this.slotViews[peer];
-    if (views === null || views === undefined) views = this.slotViews[peer] = new Array<Uint8Array | null>(this.config.slots).fill(null);
+    if (views === null) views = this.slotViews[peer] = new Array<Uint8Array | null>(this.config.slots).fill(null);
     let view = views[slot]!;
     if (view === null || view.length !== len) view = views[slot] = new Uint8Array(this.inBytes.buffer, off, len);
     return view;
