@@ -66,14 +66,11 @@ const SOURCES = path.join(ROOT, 'bench', 'compare');
 const BUILD = path.join(ROOT, 'bench', 'compare', 'build');
 const TSMPIEXEC = path.join(ROOT, 'dist', 'bin', 'tsmpiexec.js');
 /**
- * V8 compiles and collects garbage on helper threads; with as many spinning ranks as cores
- * those threads preempt a rank for a scheduler slice and its peer spins into a futex sleep.
- * `--single-threaded` keeps that work on the rank's own thread, as a C rank has it. (Not
- * `--expose-gc`: osu_latency would then run a full collection before each small size, and the
- * rows after it measured 2-3 x slower on this machine.)
- * (TSMPI_BENCH_NODE_FLAGS overrides; the flags are printed with the command).
+ * Node flags of the tsmpi ranks: none, as users run them (TSMPI_BENCH_NODE_FLAGS adds some, e.g.
+ * `--single-threaded`; the flags are printed with the command). What V8 settings help, MPI.Init
+ * sets itself (TSMPI_V8_FLAGS, src/mpir/warmup.ts).
  */
-const RANK_NODE_FLAGS = (process.env.TSMPI_BENCH_NODE_FLAGS ?? '--single-threaded').split(/\s+/).filter((f) => f !== '');
+const RANK_NODE_FLAGS = (process.env.TSMPI_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter((f) => f !== '');
 const OSU_DIST = path.join(ROOT, 'dist', 'bench', 'osu');
 
 interface Settings {

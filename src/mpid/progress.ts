@@ -35,6 +35,11 @@ export class Progress {
     this.yieldBudget = spinBudget <= SPIN_SHARED ? YIELDS_SHARED : 0;
   }
 
+  /** Whether this rank spins with the long budget: it has a core to itself (ranks do not outnumber cores). */
+  get hasOwnCore(): boolean {
+    return this.spinBudget > SPIN_SHARED;
+  }
+
   static spinBudgetFor(localRanks: number, configured: number): number {
     if (configured > 0) return configured;
     return localRanks <= os.availableParallelism() ? SPIN_DEDICATED : SPIN_SHARED;

@@ -1,5 +1,5 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
-import { declareChoice, declareInt } from '../common/config.js';
+import { declareChoice, declareInt, declareString } from '../common/config.js';
 
 /**
  * Collective algorithm selection. `auto` chooses by message size and process count (see each
@@ -171,4 +171,31 @@ export const RMA_REMOTE_PUT_MIN = declareInt({
     'memory from MPI.Alloc_mem with info type=shared is written by the target straight into that memory (a checked ' +
     'remote write) instead of coming back as a message; 0 turns it off.',
   default: 16384, min: 0, max: 1 << 30,
+});
+
+export const WARMUP = declareChoice({
+  name: 'TSMPI_WARMUP', layer,
+  description: 'Warm-up in MPI.Init (src/mpir/warmup.ts): the ranks of a node pass a few thousand small messages ' +
+    'round a ring through Send/Recv, Isend/Irecv/Wait(all) and Barrier, so V8 has optimized the message path before ' +
+    'the program\'s first message (a fresh job\'s first 8-byte ping-pongs took 3-5 us, 0.15 once optimized). ' +
+    'auto: when the node\'s ranks each have a core (then it costs each rank ~30-60 ms in Init); on: always; off: never.',
+  default: 'auto', choices: ['auto', 'on', 'off'] as const,
+});
+
+export const WARMUP_ROUNDS = declareInt({
+  name: 'TSMPI_WARMUP_ROUNDS', layer,
+  description: 'Rounds of the Init warm-up (TSMPI_WARMUP); each round passes one message of each warmed kind to the ' +
+    'next rank of the node.',
+  default: 1000, min: 1, max: 1_000_000,
+});
+
+export const V8_FLAGS = declareString({
+  name: 'TSMPI_V8_FLAGS', layer,
+  description: 'V8 flags MPI.Init sets for the rest of the run (v8.setFlagsFromString; none: leave V8 as it is). ' +
+    'The default lets a loop be optimized after ~16 KiB of its bytecode ran instead of ~132 KiB, so a program\'s ' +
+    'warm-up iterations (OMB skips 1,000) end with the loop compiled, and compiles on the rank\'s own thread, in ' +
+    'the call that made the code hot, instead of on a helper thread that takes a core from a spinning rank for a ' +
+    'scheduler slice (a first timed 8-byte row of 0.6-3 us against 0.15 warm).',
+  default: '--interrupt-budget=16384 --no-concurrent-recompilation',
+  pattern: /^(none|--[a-z0-9-]+(=[\w.]+)?( --[a-z0-9-]+(=[\w.]+)?)*)$/, patternText: 'none or V8 flags (--name or --name=value, space-separated)',
 });

@@ -9,6 +9,7 @@ import { ErrorClass } from './error-classes.js';
 import { Errhandler } from './errhandler.js';
 import { MPIException } from './exception.js';
 import { abortJob } from './abort.js';
+import { applyV8Flags, warmUpMessagePath } from './warmup.js';
 import { runtime } from './runtime.js';
 import * as constants from './constants.js';
 import { Datatype, DatatypeConstants, Datatypes } from './datatype.js';
@@ -49,6 +50,8 @@ function Init(): void {
       throw new MPIException(ErrorClass.ERR_OTHER, `MPI_COMM_WORLD.progress: ${error.message}`, { cause: error });
     }
   };
+  applyV8Flags();
+  warmUpMessagePath(world, COMM_WORLD);
 }
 
 function Init_thread(required: number = THREAD_MULTIPLE): number {

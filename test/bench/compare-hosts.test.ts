@@ -85,7 +85,7 @@ describe('bench/compare and bench/locks across hosts', () => {
       assert.doesNotMatch(report, /Failed/);
       for (const program of ['osu_latency', 'osu_bibw']) {
         const hydraLine = `netns-hosts\\.sh exec h1 ${hydra!.replace(/\./g, '\\.')} -bootstrap-exec \\S*netns-ssh -hosts h1,h2 -n 2 -genv UCX_TLS tcp`;
-        assert.match(report, new RegExp(`^- tsmpi \\(1 run: [\\d.]+ s\\): \`bash \\S*${hydraLine} node --single-threaded dist/bench/osu/${program}\\.js -m 1:8`, 'm'));
+        assert.match(report, new RegExp(`^- tsmpi \\(1 run: [\\d.]+ s\\): \`bash \\S*${hydraLine} node dist/bench/osu/${program}\\.js -m 1:8`, 'm'));
         assert.match(report, new RegExp(`^- MPICH \\(1 run: [\\d.]+ s\\): \`bash \\S*${hydraLine} bench/compare/build/${program}_c -m 1:8`, 'm'));
         const unit = program === 'osu_latency' ? 'µs' : 'MB/s';
         const rows = tableAfter(report, program, `| Size (B) | tsmpi (${unit}) | MPICH (${unit}) | ratio tsmpi/MPICH |`);

@@ -1,0 +1,100 @@
+import v8 from 'node:v8';
+import type { World } from '../mpid/world.js';
+import type { Intracomm } from './comm.js';
+import { V8_FLAGS, WARMUP, WARMUP_ROUNDS } from './config.js';
+import { Request } from './request.js';
+
+/**
+ * The warm-up at the end of MPI.Init. V8 runs a function in its interpreter until the function
+ * has run enough, then compiles it with TurboFan, 0.3 to 6 ms a function on the rank's own
+ * thread; the message path is some 40 functions. A fresh job therefore spent its first few
+ * thousand messages slow (8-byte ping-pong 3-5 us instead of 0.15), and every compile stalled
+ * the peer, which slept on its futex and cost a wake on top. Here the ranks of a node pass
+ * small messages round a ring through the calls a program uses first, with the buffers it
+ * usually has, so the path is compiled (with that type feedback) before Init returns.
+ *
+ * Every message of the warm-up is received before it ends, so the program finds no trace of it
+ * in its queues. Under `auto` only ranks with a core each warm up: with more ranks than cores a
+ * rank's waits give the core away and the rounds would cost milliseconds each.
+ */
+const TAG = 32_000;
+
+/** Sizes of the warmed messages, round by round: empty, the inline copies, a slot view, a multi-slot one. */
+const SIZES = [8, 0, 8, 24, 8, 64, 8, 512] as const;
+
+/** Sets TSMPI_V8_FLAGS (once Init has bootstrapped: the flags are for the program's code and the warm-up). */
+export function applyV8Flags(): void {
+  const flags = V8_FLAGS.read();
+  if (flags !== 'none') v8.setFlagsFromString(flags);
+}
+
+export function warmUpMessagePath(world: World, comm: Intracomm): void {
+  const mode = WARMUP.read();
+  if (mode === 'off') return;
+  const local: number[] = [];
+  for (let r = 0; r < world.size; r++) if (world.onSameNode(r) && world.sharesMemoryWith(r)) local.push(r);
+  if (local.length < 2) return;
+  if (mode === 'auto' && !world.progress.hasOwnCore) return;
+  const me = local.indexOf(world.rank);
+  const next = local[(me + 1) % local.length]!;
+  const prev = local[(me - 1 + local.length) % local.length]!;
+  const barrier = local.length === world.size;
+  const out = new Uint8Array(512);
+  const into = new Uint8Array(512);
+  const views = SIZES.map((n) => [out.subarray(0, n), into.subarray(0, n)] as const);
+  const outDouble = new Float64Array(1);
+  const inDouble = new Float64Array(1);
+  const pair: Request[] = [];
+  const rounds = WARMUP_ROUNDS.read();
+  for (let k = 0; k < rounds; k++) {
+    const [s, r] = views[k % views.length]!;
+    // A ping-pong: every other rank receives first, so its receive is posted before the data
+    // comes (the matched path) while the others find theirs waiting (the unexpected path).
+    // Eager sends complete at once, so a ring of any size cannot deadlock.
+    if ((me & 1) === 0) {
+      comm.Send(s, next, TAG);
+      comm.Recv(r, prev, TAG);
+    } else {
+      comm.Recv(r, prev, TAG);
+      comm.Send(s, next, TAG);
+    }
+    const sendBuf = (k & 3) === 3 ? outDouble : s;
+    const recvBuf = (k & 3) === 3 ? inDouble : r;
+    pair[0] = comm.Irecv(recvBuf, prev, TAG);
+    pair[1] = comm.Isend(sendBuf, next, TAG);
+    if ((k & 1) === 0) Request.Waitall(pair);
+    else {
+      pair[1]!.Wait();
+      pair[0]!.Wait();
+    }
+    if (barrier && (k & 15) === 0) comm.Barrier();
+    if ((k & 63) === 63) {
+      // Objects (the lowercase calls), and a window of each of a few sizes arriving unexpected.
+      const ready = comm.irecv(prev, TAG);
+      comm.send(k, next, TAG);
+      ready.wait();
+      const n = BURST_SIZES[(k >> 6) % BURST_SIZES.length]!;
+      burst(comm, next, prev, burstOut.subarray(0, n), burstIn.subarray(0, n));
+    }
+  }
+}
+
+/** Sizes of the warm-up's windows: unexpected buffers come in power-of-two classes, each made once. */
+const BURST_SIZES = [8, 100, 300, 700, 2000] as const;
+const burstOut = new Uint8Array(2000);
+const burstIn = new Uint8Array(2000);
+
+/**
+ * A window of sends that arrive before their receives are posted (osu_bw's pattern), so the
+ * unexpected queue and its record pool grow here: code V8 optimized without ever seeing that
+ * growth would be thrown away the first time a program's window made it grow.
+ */
+const BURST = 32;
+const burstRequests: Request[] = [];
+function burst(comm: Intracomm, next: number, prev: number, s: Uint8Array, r: Uint8Array): void {
+  for (let j = 0; j < BURST; j++) burstRequests[j] = comm.Isend(s, next, TAG);
+  // The sends are in the ring, or wait for room or for their receive (a rendezvous): both
+  // halves are waited for together.
+  for (let j = 0; j < BURST; j++) burstRequests[BURST + j] = comm.Irecv(r, prev, TAG);
+  Request.Waitall(burstRequests);
+}
