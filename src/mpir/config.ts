@@ -192,10 +192,9 @@ export const WARMUP_ROUNDS = declareInt({
 export const V8_FLAGS = declareString({
   name: 'TSMPI_V8_FLAGS', layer,
   description: 'V8 flags MPI.Init sets for the rest of the run (v8.setFlagsFromString; none: leave V8 as it is). ' +
-    'The default lets a loop be optimized after ~16 KiB of its bytecode ran instead of ~132 KiB, so a program\'s ' +
-    'warm-up iterations (OMB skips 1,000) end with the loop compiled, and compiles on the rank\'s own thread, in ' +
-    'the call that made the code hot, instead of on a helper thread that takes a core from a spinning rank for a ' +
-    'scheduler slice (a first timed 8-byte row of 0.6-3 us against 0.15 warm).',
-  default: '--interrupt-budget=16384 --no-concurrent-recompilation',
+    'The default lets a function or loop be optimized after ~16 KiB of its bytecode ran instead of ~132 KiB, so a ' +
+    'program\'s warm-up iterations (OMB skips 1,000) end with its loop compiled, not its timed ones. (Flags V8 reads ' +
+    'only at start-up, such as --single-threaded or --no-concurrent-recompilation, do nothing here.)',
+  default: '--interrupt-budget=16384',
   pattern: /^(none|--[a-z0-9-]+(=[\w.]+)?( --[a-z0-9-]+(=[\w.]+)?)*)$/, patternText: 'none or V8 flags (--name or --name=value, space-separated)',
 });
