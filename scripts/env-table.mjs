@@ -1,6 +1,7 @@
 // Prints the README's table of TSMPI_* variables from the declarations in each layer's
 // config.ts (run after the build: node scripts/env-table.mjs).
 import '../dist/src/config-all.js';
+import '../dist/bin/launcher/node-flags.js';
 import { declaredTunables } from '../dist/src/common/config.js';
 
 console.log('| Variable | Layer | Default | Accepted | Meaning |');

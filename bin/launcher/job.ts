@@ -13,6 +13,7 @@ import { cardKey, decodeCard } from '../../src/mpid/business-card.js';
 import { STATE_SIGNAL } from '../../src/mpid/state-request.js';
 import type { LaunchOptions } from './args.js';
 import { placeRanks } from './hosts.js';
+import { rankArgs } from './node-flags.js';
 import { forwardLines, killGroup, writeLines } from './output.js';
 import { HostAgents, hostPort, listenTcp } from './remote.js';
 
@@ -158,7 +159,8 @@ export class Job {
     trace('job %s: PMI on TCP port %d; %s', this.jobId, pmiPort,
       [...placement].map(([host, ranks]) => `${host}: ranks ${ranks.join(',')}`).join('; '));
     return this.agents.start(placement, {
-      pmiPort: `${hostPort(launcherHost, pmiPort)}`, jobId: this.jobId, size: nprocs, command, args, cwd: process.cwd(),
+      pmiPort: `${hostPort(launcherHost, pmiPort)}`, jobId: this.jobId, size: nprocs, command,
+      args: rankArgs(command, args, { ...process.env, ...Object.fromEntries(exports) }), cwd: process.cwd(),
     }, exports);
   }
 
@@ -189,7 +191,7 @@ export class Job {
       env.TSMPI_PMI_FD_ID = socketIdentity(childEnd);
     }
     // Own process group, so a terminal's Ctrl-C reaches ranks only through us, exactly once.
-    const child = spawn(command, args, { env, stdio, detached: true });
+    const child = spawn(command, rankArgs(command, args, env), { env, stdio, detached: true });
     if (childEnd >= 0) fs.closeSync(childEnd);
     const prefix = tagOutput ? `[${rank}] ` : '';
     const outputs = [
