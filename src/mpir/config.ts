@@ -175,10 +175,11 @@ export const RMA_REMOTE_PUT_MIN = declareInt({
 
 export const WARMUP = declareChoice({
   name: 'TSMPI_WARMUP', layer,
-  description: 'Warm-up in MPI.Init (src/mpir/warmup.ts): the ranks of a node pass a few thousand small messages ' +
-    'round a ring through Send/Recv, Isend/Irecv/Wait(all) and Barrier, so V8 has optimized the message path before ' +
-    'the program\'s first message (a fresh job\'s first 8-byte ping-pongs took 3-5 us, 0.15 once optimized). ' +
-    'auto: when the node\'s ranks each have a core (then it costs each rank ~30-60 ms in Init); on: always; off: never.',
+  description: 'Warm-up in MPI.Init (src/mpir/warmup.ts): the ranks of a node pass small messages round a ring ' +
+    'through Send/Recv, Isend/Irecv/Wait(all), Barrier, objects and unexpected windows, so V8 has optimized the ' +
+    'message path before the program\'s first message (a fresh job\'s first 8-byte ping-pongs took 3-5 us, 0.15 once ' +
+    'optimized). auto: when the node\'s ranks each have a core (Init of 2 ranks then takes ~0.1 s longer); on: ' +
+    'always; off: never.',
   default: 'auto', choices: ['auto', 'on', 'off'] as const,
 });
 
