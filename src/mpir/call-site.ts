@@ -3,10 +3,19 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Where in the user's program an MPI call was made, from a V8 stack trace: the first frame
- * outside tsmpi's own files (dist/src when built, src/ when run from sources) and Node's
- * internals. Fatal errors and state reports name it, so a message points at the user's line.
+ * outside tsmpi's own files (dist/bundle for the package's entry points, dist/src when built,
+ * src/ when run from sources) and Node's internals. Fatal errors and state reports name it, so a
+ * message points at the user's line.
  */
-const OWN_ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const OWN_ROOT = ownRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/** This file's tree: dist/bundle (whose chunks sit one level down), or the src above mpir/. */
+function ownRoot(here: string): string {
+  for (let dir = here; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (path.basename(dir) === 'bundle' && path.basename(path.dirname(dir)) === 'dist') return dir;
+  }
+  return path.dirname(here);
+}
 
 export interface StackFrame {
   /** The function as V8 names it ('Intracomm.Recv', 'Object.Init', 'async main', ''). */

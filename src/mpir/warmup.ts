@@ -80,9 +80,9 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
 }
 
 /** Sizes of the warm-up's windows: unexpected buffers come in power-of-two classes, each made once. */
-const BURST_SIZES = [8, 100, 300, 700, 2000] as const;
-const burstOut = new Uint8Array(2000);
-const burstIn = new Uint8Array(2000);
+const BURST_SIZES = [8, 100, 300, 700, 1000] as const;
+const burstOut = new Uint8Array(1000);
+const burstIn = new Uint8Array(1000);
 
 /**
  * A window of sends that arrive before their receives are posted (osu_bw's pattern), so the

@@ -78,6 +78,7 @@ describe('npm package (pack, install without a compiler, typed use, prebuilt add
     t.diagnostic(`tarball: ${pack.size} bytes packed, ${pack.unpackedSize} bytes unpacked, ${pack.entryCount} files`);
     for (const must of [
       'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md',
+      'dist/bundle/index.js', 'dist/bundle/locks/index.js',
       'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/locks/index.js', 'dist/src/locks/index.d.ts',
       'dist/bin/tsmpiexec.js', `prebuilds/${PLATFORM}/tsmpi.node`, `prebuilds/${PLATFORM}/sisci_emu.so`,
       'native/binding.gyp', 'native/src/addon.cc', 'native/sisci/sisci_emu.c', 'native/sisci/include/sisci_api.h',
