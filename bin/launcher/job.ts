@@ -160,7 +160,8 @@ export class Job {
       [...placement].map(([host, ranks]) => `${host}: ranks ${ranks.join(',')}`).join('; '));
     return this.agents.start(placement, {
       pmiPort: `${hostPort(launcherHost, pmiPort)}`, jobId: this.jobId, size: nprocs, command,
-      args: rankArgs(command, args, { ...process.env, ...Object.fromEntries(exports) }), cwd: process.cwd(),
+      args: rankArgs(command, args, Math.max(...[...placement.values()].map((ranks) => ranks.length)),
+        { ...process.env, ...Object.fromEntries(exports) }), cwd: process.cwd(),
     }, exports);
   }
 
@@ -191,7 +192,7 @@ export class Job {
       env.TSMPI_PMI_FD_ID = socketIdentity(childEnd);
     }
     // Own process group, so a terminal's Ctrl-C reaches ranks only through us, exactly once.
-    const child = spawn(command, rankArgs(command, args, env), { env, stdio, detached: true });
+    const child = spawn(command, rankArgs(command, args, nprocs, env), { env, stdio, detached: true });
     if (childEnd >= 0) fs.closeSync(childEnd);
     const prefix = tagOutput ? `[${rank}] ` : '';
     const outputs = [
