@@ -14,6 +14,8 @@ import { STATE_SIGNAL } from '../../src/mpid/state-request.js';
 import type { LaunchOptions } from './args.js';
 import { placeRanks } from './hosts.js';
 import { rankArgs } from './node-flags.js';
+import { resolveExecutable } from './command.js';
+import { GATE_FD, StartGate } from './start-gate.js';
 import { forwardLines, killGroup, writeLines } from './output.js';
 import { HostAgents, hostPort, listenTcp } from './remote.js';
 
@@ -102,7 +104,12 @@ export class Job {
       if (this.options.hosts !== null) {
         this.ranks.push(...await this.startOnHosts());
       } else {
-        for (let r = 0; r < nprocs && this.ending === null; r++) this.ranks.push(this.start(r));
+        const gate = nprocs > 1 ? new StartGate() : null;
+        try {
+          for (let r = 0; r < nprocs && this.ending === null; r++) this.ranks.push(this.start(r, gate));
+        } finally {
+          gate?.open();
+        }
       }
       await Promise.all(this.ranks.map((r) => r.done));
     } finally {
@@ -165,7 +172,7 @@ export class Job {
     }, exports);
   }
 
-  private start(rank: number): Rank {
+  private start(rank: number, gate: StartGate | null): Rank {
     const { nprocs, command, args, exports, tagOutput } = this.options;
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const [k, v] of exports) env[k] = v;
@@ -191,8 +198,16 @@ export class Job {
       // Lets the rank tell our socket from another one a wrapper may have put at the same number.
       env.TSMPI_PMI_FD_ID = socketIdentity(childEnd);
     }
+    let [file, argv] = [command, rankArgs(command, args, nprocs, env)];
+    // A command that cannot be run is spawned as it is, so spawn's own error names it.
+    const resolved = gate === null ? null : resolveExecutable(command, env);
+    if (gate !== null && resolved !== null) {
+      while (stdio.length <= GATE_FD) stdio.push('ignore');
+      stdio[GATE_FD] = gate.childEnd;
+      [file, argv] = gate.wrap(resolved, argv);
+    }
     // Own process group, so a terminal's Ctrl-C reaches ranks only through us, exactly once.
-    const child = spawn(command, rankArgs(command, args, nprocs, env), { env, stdio, detached: true });
+    const child = spawn(file, argv, { env, stdio, detached: true });
     if (childEnd >= 0) fs.closeSync(childEnd);
     const prefix = tagOutput ? `[${rank}] ` : '';
     const outputs = [

@@ -24,9 +24,10 @@ const PLATFORM = `${process.platform}-${process.arch}`;
 /**
  * The tarball's unpacked size must stay below this (it was 6.9 MB with tests and benchmarks; 2.1 MB
  * once the addon carried the UCX binding and its sources, and the window layer came in; 2.41 MB
- * with the peer watch, sparse segments and the device contract's second version).
+ * with the peer watch, sparse segments and the device contract's second version; 3.12 MB with the
+ * bundle the entry points load, 0.7 MB, beside the modules tsmpiexec and the declarations use).
  */
-const UNPACKED_LIMIT = 2_600_000;
+const UNPACKED_LIMIT = 3_400_000;
 
 interface PackResult {
   readonly filename: string;
