@@ -218,12 +218,13 @@ export class ShmemDevice implements Device {
       if (end > this.eagerPrepared[peer]!) this.prepareEager(peer, end);
     }
     if (skip > 0) {
-      const at = (base + this.layout.ringOffset) / 4 + pos * SLOT_WORDS;
+      const at = ((base + this.layout.ringOffset) >> 2) + pos * SLOT_WORDS;
       words[at + F_INFO] = INFO_SKIP | skip;
       Atomics.store(words, at, (sent + 1) | 0);
     }
     const start = (sent + skip) | 0;
-    const at = (base + this.layout.ringOffset) / 4 + (start & this.slotMask) * SLOT_WORDS;
+    // A shift, not / 4: an integer index keeps the slot writes and Atomics.store on the fast path.
+    const at = ((base + this.layout.ringOffset) >> 2) + (start & this.slotMask) * SLOT_WORDS;
     if (len > 0) {
       // Direct packing: a non-contiguous message is packed straight into the slot or eager ring.
       const to = inline ? at * 4 + FRAME_BYTES : eagerAt;
