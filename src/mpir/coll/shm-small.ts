@@ -1,5 +1,6 @@
 import type { NodeRegion } from '../../mpid/memory.js';
 import type { CommCore } from '../comm.js';
+import { copyBytes } from '../../common/copy.js';
 import { COLL_SHM_SMALL } from '../config.js';
 import type { Datatype } from '../datatype.js';
 import type { Op } from '../op.js';
@@ -125,10 +126,25 @@ function word(rank: number, at: number): number {
   return (rank * cellBytes) / 4 + at;
 }
 
-/** Rank `rank`'s slot of generation g, its first `length` bytes. */
+/** Where rank `rank`'s slot of generation g starts in the cells' bytes. */
+function slotAt(rank: number, g: number): number {
+  return rank * cellBytes + DATA + (g & 1) * slotBytes;
+}
+
+/** Rank `rank`'s slot of generation g, its first `length` bytes (a view: for the reduction kernels). */
 function slot(cells: Cells, rank: number, g: number, length: number): Uint8Array {
-  const at = rank * cellBytes + DATA + (g & 1) * slotBytes;
+  const at = slotAt(rank, g);
   return cells.bytes.subarray(at, at + length);
+}
+
+/** Copies `from` into rank `rank`'s slot of generation g (no view made per call). */
+function fill(cells: Cells, rank: number, g: number, from: Uint8Array): void {
+  copyBytes(from, 0, cells.bytes, slotAt(rank, g), from.length);
+}
+
+/** Copies `length` bytes of rank `rank`'s slot of generation g, from byte `skip`, into `to` at `at`. */
+function drain(cells: Cells, rank: number, g: number, skip: number, length: number, to: Uint8Array, at: number): void {
+  copyBytes(cells.bytes, slotAt(rank, g) + skip, to, at, length);
 }
 
 /** Every rank has arrived at generation g - 1, so none still reads what generation g - 2 left in our slot. */
@@ -169,12 +185,12 @@ export function smallBcast(c: Call, buf: Uint8Array, root: number): boolean {
   const g = ++cells.generation;
   if (c.core.rank === root) {
     waitWritable(c, cells, g);
-    slot(cells, root, g, buf.length).set(buf);
+    fill(cells, root, g, buf);
     publish(c, cells, g);
   } else {
     publish(c, cells, g);
     waitSeq(c, cells, root, g);
-    buf.set(slot(cells, root, g, buf.length));
+    drain(cells, root, g, 0, buf.length, buf, 0);
   }
   return true;
 }
@@ -190,12 +206,12 @@ export function smallReduce(c: Call, own: Uint8Array, out: Uint8Array, op: Op, c
   const g = ++cells.generation;
   const { rank, size } = c.core;
   waitWritable(c, cells, g);
-  slot(cells, rank, g, n).set(own);
+  fill(cells, rank, g, own);
   publish(c, cells, g);
   if (root < 0 || rank === root) {
     for (let r = 0; r < size; r++) waitSeq(c, cells, r, g);
     // x0 op (x1 op (... op x(p-1))): apply(in, inout) makes inout = in op inout.
-    out.set(slot(cells, size - 1, g, n));
+    drain(cells, size - 1, g, 0, n, out, 0);
     for (let r = size - 2; r >= 0; r--) op.apply(slot(cells, r, g, n), out, count, dt);
   }
   return true;
@@ -209,11 +225,11 @@ export function smallAllgather(c: Call, own: Uint8Array, out: Uint8Array): boole
   const g = ++cells.generation;
   const { rank, size } = c.core;
   waitWritable(c, cells, g);
-  slot(cells, rank, g, block).set(own);
+  fill(cells, rank, g, own);
   publish(c, cells, g);
   for (let r = 0; r < size; r++) {
     waitSeq(c, cells, r, g);
-    out.set(slot(cells, r, g, block), r * block);
+    drain(cells, r, g, 0, block, out, r * block);
   }
   return true;
 }
@@ -225,11 +241,11 @@ export function smallAlltoall(c: Call, send: Uint8Array, out: Uint8Array, block:
   const g = ++cells.generation;
   const { rank, size } = c.core;
   waitWritable(c, cells, g);
-  slot(cells, rank, g, send.length).set(send);
+  fill(cells, rank, g, send);
   publish(c, cells, g);
   for (let r = 0; r < size; r++) {
     waitSeq(c, cells, r, g);
-    out.set(slot(cells, r, g, send.length).subarray(rank * block, (rank + 1) * block), r * block);
+    drain(cells, r, g, rank * block, block, out, r * block);
   }
   return true;
 }
