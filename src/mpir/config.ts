@@ -192,7 +192,8 @@ export const WARMUP_ROUNDS = declareInt({
 
 export const V8_FLAGS = declareString({
   name: 'TSMPI_V8_FLAGS', layer,
-  description: 'V8 flags MPI.Init sets for the rest of the run (v8.setFlagsFromString; none: leave V8 as it is). ' +
+  description: 'V8 flags MPI.Init sets for the rest of the run on a rank with a core of its own (v8.setFlagsFromString; ' +
+    'none: leave V8 as it is; ranks that outnumber the cores never get them: they slowed waits that yield the core). ' +
     'The default lets a function or loop be optimized after ~16 KiB of its bytecode ran instead of ~132 KiB, so a ' +
     'program\'s warm-up iterations (OMB skips 1,000) end with its loop compiled, not its timed ones. (Flags V8 reads ' +
     'only at start-up, such as --single-threaded or --no-concurrent-recompilation, do nothing here.)',

@@ -50,7 +50,7 @@ function Init(): void {
       throw new MPIException(ErrorClass.ERR_OTHER, `MPI_COMM_WORLD.progress: ${error.message}`, { cause: error });
     }
   };
-  applyV8Flags();
+  applyV8Flags(world);
   warmUpMessagePath(world, COMM_WORLD);
 }
 
