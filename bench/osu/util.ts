@@ -331,6 +331,8 @@ export function printHeader(spec: BenchmarkSpec, o: Options, comm: typeof MPI.CO
  * runs `once(size, iterations)` untimed for every size of the table (warm-up and timed counts),
  * so each row starts from optimized code. TSMPI_BENCH_JIT_WARMUP=0 skips it.
  */
+const JIT_WARMUP_CALLS = 4;
+
 export function printHeaderWithJitWarmup(spec: BenchmarkSpec, o: Options, comm: typeof MPI.COMM_WORLD,
                                          once: (size: number, iterations: number) => void, facts: readonly string[] = [],
                                          column: string = columnLine(spec, o)): void {
@@ -340,8 +342,14 @@ export function printHeaderWithJitWarmup(spec: BenchmarkSpec, o: Options, comm: 
   if (!jit) return;
   for (const size of messageSizes(spec, o)) {
     comm.Barrier();
-    once(size, warmupFor(o, size) + iterationsFor(o, size));
+    // In several calls: V8 compiles a function whole only after enough calls (a long loop alone
+    // gets an on-stack replacement), and a whole compile inside a timed row costs it ~3 ms.
+    const n = warmupFor(o, size) + iterationsFor(o, size);
+    for (let part = 0; part < JIT_WARMUP_CALLS; part++) once(size, Math.ceil(n / JIT_WARMUP_CALLS));
   }
+  // A compile the last calls asked for happens at the next call: let that be one of these.
+  const first = messageSizes(spec, o)[0];
+  if (first !== undefined) for (let part = 0; part < JIT_WARMUP_CALLS; part++) once(first, 1);
   comm.Barrier();
 }
 

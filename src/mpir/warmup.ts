@@ -2,6 +2,7 @@ import v8 from 'node:v8';
 import type { World } from '../mpid/world.js';
 import type { Intracomm } from './comm.js';
 import { V8_FLAGS, WARMUP, WARMUP_ROUNDS } from './config.js';
+import { SUM } from './op.js';
 import { Request } from './request.js';
 
 /**
@@ -49,6 +50,7 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
   const outDouble = new Float64Array(1);
   const inDouble = new Float64Array(1);
   const pair: Request[] = [];
+  const big = new Uint8Array(PATH_SIZES[PATH_SIZES.length - 1]! * 2);
   const rounds = WARMUP_ROUNDS.read();
   for (let k = 0; k < rounds; k++) {
     const [s, r] = views[k % views.length]!;
@@ -71,7 +73,13 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
       pair[1]!.Wait();
       pair[0]!.Wait();
     }
-    if (barrier && (k & 15) === 0) comm.Barrier();
+    // The collectives programs call between their loops (a Barrier; a one-number Allreduce)
+    // come every other round: compiled here, not while a peer has started its clock.
+    if (barrier && (k & 1) === 0) {
+      if ((k & 7) === 0) comm.Allreduce(outDouble, inDouble, SUM);
+      else comm.Barrier();
+    }
+    if ((k & 63) === 31) paths(comm, next, prev, big, k === 31);
     if ((k & 63) === 63) {
       // Objects (the lowercase calls), and a window of each of a few sizes arriving unexpected.
       const ready = comm.irecv(prev, TAG);
@@ -80,6 +88,29 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
       const n = BURST_SIZES[(k >> 6) % BURST_SIZES.length]!;
       burst(comm, next, prev, burstOut.subarray(0, n), burstIn.subarray(0, n));
     }
+  }
+}
+
+/**
+ * One message of each larger kind, now and then: through the pair's eager ring (2 KiB, 6 KiB, the
+ * native copy from 4 KiB, 40 KiB) and by rendezvous (300 KiB). They need not be hot, only seen:
+ * code V8 compiled without ever taking these branches is thrown away when a program first does
+ * (measured: the 2- and 8-byte rows of osu_mbw_mr 3-5 x slower after its warm-up pass had sent
+ * 4 KiB), and compiled again while the peer's clock runs. It backs each pair's eager ring
+ * (0.5 MiB each way by default) and some bounce buffers.
+ */
+const PATH_SIZES: readonly number[] = [2000, 6000, 40_000, 300_000];
+const EAGER_RING_BYTES = 1 << 20;
+const pathRequests: Request[] = [];
+function paths(comm: Intracomm, next: number, prev: number, big: Uint8Array, first: boolean): void {
+  const half = big.length / 2;
+  // The first time, enough 40 KB messages to wrap a pair's eager ring (512 KiB unless
+  // TSMPI_SHMEM_EAGER_BYTES says otherwise): its wrap-around is a branch of its own too.
+  const sizes = first ? [...PATH_SIZES, ...new Array<number>(Math.ceil(EAGER_RING_BYTES / 40_000) + 2).fill(40_000)] : PATH_SIZES;
+  for (const n of sizes) {
+    pathRequests[0] = comm.Irecv(big.subarray(half, half + n), prev, TAG);
+    pathRequests[1] = comm.Isend(big.subarray(0, n), next, TAG);
+    Request.Waitall(pathRequests);
   }
 }
 
@@ -93,8 +124,10 @@ const burstIn = new Uint8Array(1000);
  * unexpected queue and its record pool grow here: code V8 optimized without ever seeing that
  * growth would be thrown away the first time a program's window made it grow.
  */
-const BURST = 32;
-const burstRequests: Request[] = [];
+const BURST = 64;
+// Holey (new Array(n)), as OMB-style programs make theirs; the round's pair above is packed. An
+// array of the other kind first met in optimized Waitall throws that code away.
+const burstRequests = new Array<Request>(2 * BURST);
 function burst(comm: Intracomm, next: number, prev: number, s: Uint8Array, r: Uint8Array): void {
   for (let j = 0; j < BURST; j++) burstRequests[j] = comm.Isend(s, next, TAG);
   // The sends are in the ring, or wait for room or for their receive (a rendezvous): both
