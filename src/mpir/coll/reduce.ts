@@ -134,32 +134,38 @@ export function reduceLinear(s: Schedule, acc: Uint8Array, out: Uint8Array, red:
 }
 
 /** Reduce(sendbuf, recvbuf, op, root): recvbuf matters at the root; root's sendbuf may be IN_PLACE. */
+/** The output of a non-root (it has none): one empty array, not one per call. */
+const NO_OUTPUT = new Uint8Array(0);
+
 export function reduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, root: number,
                        nonblocking: boolean): Request | undefined {
   checkRoot(c, root);
   const isRoot = c.core.rank === root;
-  let acc: Uint8Array;
-  let out: Uint8Array = new Uint8Array(0);
+  // `own` is this rank's contribution, left as it is: the cells copy it, a schedule reduces
+  // into a copy (acc) of it.
+  let own: Uint8Array;
+  let out: Uint8Array = NO_OUTPUT;
   let red: Reduction;
   if (isRoot) {
     const recv = decode(c, recvbuf, 'recvbuf');
     out = recv.bytes;
     if (isInPlace(sendbuf)) {
-      acc = recv.bytes.slice();
+      own = recv.bytes;
       red = { op: checkOp(c, op, recv.datatype), count: recv.count, datatype: recv.datatype };
     } else {
       const send = decode(c, sendbuf, 'sendbuf');
       checkSame(c, send, recv);
-      acc = send.bytes.slice();
+      own = send.bytes;
       red = { op: checkOp(c, op, send.datatype), count: send.count, datatype: send.datatype };
     }
   } else {
     if (isInPlace(sendbuf)) fail(c, ErrorClass.ERR_BUFFER, 'sendbuf: MPI.IN_PLACE is allowed at the root only');
     const send = decode(c, sendbuf, 'sendbuf');
-    acc = send.bytes.slice();
+    own = send.bytes;
     red = { op: checkOp(c, op, send.datatype), count: send.count, datatype: send.datatype };
   }
-  if (!nonblocking && choice === 'auto' && smallReduce(c, acc, out, red.op, red.count, red.datatype, root)) return unpackReceived(c);
+  if (!nonblocking && choice === 'auto' && smallReduce(c, own, out, red.op, red.count, red.datatype, root)) return unpackReceived(c);
+  const acc = own.slice();
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto') algo = acc.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'binomial';
