@@ -22,6 +22,7 @@
         'src/sisci.cc',
         'src/socket.cc',
         'src/state_signal.cc',
+        'src/lifetime.cc',
         'src/strided.cc',
         'src/ucx_am.cc',
         'src/ucx_api.cc',

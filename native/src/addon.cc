@@ -35,6 +35,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterSisci(env, exports);
   RegisterReduce(env, exports);
   RegisterStateSignal(env, exports);
+  RegisterLifetime(env, exports);
   RegisterUcx(env, exports);
   return exports;
 }

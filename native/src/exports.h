@@ -17,6 +17,7 @@ void RegisterSisci(Napi::Env env, Napi::Object exports);       // sisci.cc
 void RegisterReduce(Napi::Env env, Napi::Object exports);      // reduce.cc
 void RegisterStateSignal(Napi::Env env, Napi::Object exports); // state_signal.cc
 void RegisterUcx(Napi::Env env, Napi::Object exports);         // ucx_exports.cc
+void RegisterLifetime(Napi::Env env, Napi::Object exports);    // lifetime.cc
 
 }  // namespace tsmpi
 

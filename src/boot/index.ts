@@ -7,6 +7,7 @@ import type { Device, DeviceDescriptor, DeviceWorld, OpenDevice } from '../mpid/
 import { NO_MEMORY, type MemoryCapabilities, type RmaService } from '../mpid/memory.js';
 import { localKernelId, localNodeId } from '../mpid/node-id.js';
 import { connectProcessManager } from '../mpid/process-manager.js';
+import { addon } from '../native/addon.js';
 import { Progress } from '../mpid/progress.js';
 import { World, type WorldParts } from '../mpid/world.js';
 import { BootstrapError } from '../common/errors.js';
@@ -31,6 +32,9 @@ const trace = createDebug('tsmpi:boot');
 export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: readonly DeviceDescriptor[] = DEVICES): World {
   checkRegistry(registered);
   const pm = connectProcessManager(env);
+  // A rank a process manager started ends with it (SIGKILL from the kernel): a launcher killed
+  // outright can no longer stop its ranks, and one blocked in a call would sleep on for good.
+  if (pm.kind !== 'singleton') addon.endWithParent(process.ppid);
   const jobId = jobIdFrom(env, pm.kvsname);
   const forced = forcedDevice(DEVICE.read(env), registered);
   const spinPolls = SPIN_POLLS.read(env);

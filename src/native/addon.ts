@@ -120,6 +120,12 @@ export interface NativeAddon extends UcxBinding {
   schedYield(): void;
 
   /**
+   * prctl(PR_SET_PDEATHSIG, SIGKILL): the kernel ends this process when its parent ends; if the
+   * parent is already gone (getppid() is no longer `parentPid`), the process ends at once.
+   */
+  endWithParent(parentPid: number): boolean;
+
+  /**
    * `futexWait` on a native waiter thread; the promise settles on the event loop. While it is
    * pending the event loop stays alive. Waiter threads are pooled: idle ones are reused, new ones
    * start only when none is idle, and at most a few idle ones are kept. A result known at once
