@@ -71,3 +71,13 @@ export function which(command: string): string | null {
   }
   return null;
 }
+
+/** Whether a process of this pid exists (signal 0 reaches it). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

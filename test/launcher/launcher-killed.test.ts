@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { DIST, tsmpiexec, tsmpiSegments } from '../helpers.js';
+import { DIST, processAlive, tsmpiexec, tsmpiSegments } from '../helpers.js';
 
 const BLOCKED = path.join(DIST, 'test', 'launcher', 'programs', 'blocked-report.js');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A launcher killed outright (SIGKILL: it can stop nothing) takes its ranks with it: a rank that
@@ -35,15 +26,15 @@ describe('a launcher killed with SIGKILL', () => {
             ranks.set(Number(m[1]), Number(m[2]));
             jobId = m[3]!;
           }
-          if (ranks.size === n && launcher !== undefined && alive(launcher)) process.kill(launcher, 'SIGKILL');
+          if (ranks.size === n && launcher !== undefined && processAlive(launcher)) process.kill(launcher, 'SIGKILL');
         },
       });
       const r = await done;
       assert.equal(r.signal, 'SIGKILL', `the launcher ended by its kill (status ${r.status}, stderr ${r.stderr})`);
       assert.equal(ranks.size, n, lines);
       const deadline = Date.now() + 5000;
-      while ([...ranks.values()].some(alive) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
-      for (const [rank, pid] of ranks) assert.equal(alive(pid), false, `rank ${rank} (pid ${pid}) outlived its launcher by 5 s`);
+      while ([...ranks.values()].some(processAlive) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+      for (const [rank, pid] of ranks) assert.equal(processAlive(pid), false, `rank ${rank} (pid ${pid}) outlived its launcher by 5 s`);
       assert.notEqual(jobId, '?');
       assert.deepEqual(tsmpiSegments(jobId), [], `segments of job ${jobId} left in /dev/shm`);
     });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
 import { bringHostsUp, segmentsOn } from '../emulated-hosts.js';
-import { ROOT, tsmpiexec } from '../helpers.js';
+import { processAlive, ROOT, tsmpiexec } from '../helpers.js';
 import {
   launcherProgram, mpiProgram, node, runOn, tsmpiexecOnH1, whyNoMultiHost, type Watched,
 } from './hosts-helpers.js';
@@ -170,22 +170,13 @@ describe('tsmpiexec --hosts: ranks on several hosts through host agents', { skip
     let left: string[] = [];
     for (let i = 0; i < 40; i++) {
       left = (await Promise.all(['h1', 'h2', 'h3'].map((h) => segmentsOn(h, r.jobId)))).flat();
-      if (left.length === 0 && pids.every((pid) => !alive(pid))) break;
+      if (left.length === 0 && pids.every((pid) => !processAlive(pid))) break;
       await new Promise((res) => setTimeout(res, 250));
     }
     assert.deepEqual(left, [], 'segments left behind');
-    for (const pid of pids) assert.ok(!alive(pid), `rank pid ${pid} still alive`);
+    for (const pid of pids) assert.ok(!processAlive(pid), `rank pid ${pid} still alive`);
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('tsmpiexec --hosts/--hostfile usage errors', () => {
   const hello = path.join(ROOT, 'examples', 'hello.js');
