@@ -113,16 +113,10 @@ export interface NativeAddon extends UcxBinding {
    */
   futexWake(cells: Int32Array, index: number, count: number): number;
 
-  /**
-   * sched_yield(2): lets another runnable thread of this CPU run first (a rank waiting for a
-   * peer that shares its core); returns at once when none is runnable.
-   */
+  /** sched_yield(2): another runnable thread of this CPU runs first (a peer sharing the core), if any. */
   schedYield(): void;
 
-  /**
-   * prctl(PR_SET_PDEATHSIG, SIGKILL): the kernel ends this process when its parent ends; if the
-   * parent is already gone (getppid() is no longer `parentPid`), the process ends at once.
-   */
+  /** SIGKILL when the parent ends (PR_SET_PDEATHSIG), or at once if getppid() is no longer `parentPid`. */
   endWithParent(parentPid: number): boolean;
 
   /**
