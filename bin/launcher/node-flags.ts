@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { declareString } from '../../src/common/config.js';
+import { declareString, FLAG_LIST } from '../../src/common/config.js';
 
 /**
  * Node flags tsmpiexec puts before the script when a rank's command is `node`. With two busy
@@ -21,7 +21,7 @@ export const NODE_FLAGS = declareString({
     'V8\'s compiler and garbage-collector threads otherwise take a core from a spinning rank (hydra and srun start ' +
     'ranks as given).',
   default: '--single-threaded',
-  pattern: /^(none|--[a-z0-9-]+(=[\w.]+)?( --[a-z0-9-]+(=[\w.]+)?)*)$/, patternText: 'none or node flags (--name or --name=value, space-separated)',
+  pattern: FLAG_LIST, patternText: 'none or node flags (--name or --name=value, space-separated)',
 });
 
 /**

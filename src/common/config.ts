@@ -97,6 +97,9 @@ export function declareChoice<T extends string>(spec: TunableSpec & { default: T
   });
 }
 
+/** A list of command-line flags for a string tunable (--name or --name=value, space-separated), or none. */
+export const FLAG_LIST = /^(none|--[a-z0-9-]+(=[\w.]+)?( --[a-z0-9-]+(=[\w.]+)?)*)$/;
+
 export function declareString(spec: TunableSpec & { default: string; pattern: RegExp; patternText: string }): DeclaredTunable<string> {
   return register({
     ...spec,

@@ -1,5 +1,5 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
-import { declareChoice, declareInt, declareString } from '../common/config.js';
+import { declareChoice, declareInt, declareString, FLAG_LIST } from '../common/config.js';
 
 /**
  * Collective algorithm selection. `auto` chooses by message size and process count (see each
@@ -199,5 +199,5 @@ export const V8_FLAGS = declareString({
     'their feedback cell): a fresh job\'s first osu_latency rows took 0.39-0.47 us with it, 0.60-0.73 without. (Flags ' +
     'V8 reads only at start-up, such as --single-threaded or --no-concurrent-recompilation, do nothing here.)',
   default: '--interrupt-budget=16384',
-  pattern: /^(none|--[a-z0-9-]+(=[\w.]+)?( --[a-z0-9-]+(=[\w.]+)?)*)$/, patternText: 'none or V8 flags (--name or --name=value, space-separated)',
+  pattern: FLAG_LIST, patternText: 'none or V8 flags (--name or --name=value, space-separated)',
 });

@@ -20,7 +20,7 @@ import { Request } from './request.js';
  */
 const TAG = 32_000;
 
-/** Sizes of the warmed messages, round by round: empty, the inline copies, a slot view, a multi-slot one. */
+/** Sizes of the round's messages: empty, the inline copies, a slot view, a multi-slot one (all within BURST_MAX). */
 const SIZES = [8, 0, 8, 24, 8, 64, 8, 512] as const;
 
 /**
@@ -44,13 +44,13 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
   const next = local[(me + 1) % local.length]!;
   const prev = local[(me - 1 + local.length) % local.length]!;
   const barrier = local.length === world.size;
-  const out = new Uint8Array(512);
-  const into = new Uint8Array(512);
+  const out = new Uint8Array(BURST_MAX);
+  const into = new Uint8Array(BURST_MAX);
   const views = SIZES.map((n) => [out.subarray(0, n), into.subarray(0, n)] as const);
   const outDouble = new Float64Array(1);
   const inDouble = new Float64Array(1);
   const pair: Request[] = [];
-  const big = new Uint8Array(PATH_SIZES[PATH_SIZES.length - 1]! * 2);
+  const big = new Uint8Array(PATH_MAX * 2);
   const rounds = WARMUP_ROUNDS.read();
   for (let k = 0; k < rounds; k++) {
     const [s, r] = views[k % views.length]!;
@@ -79,14 +79,14 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
       if ((k & 7) === 0) comm.Allreduce(outDouble, inDouble, SUM);
       else comm.Barrier();
     }
-    if ((k & 63) === 31) paths(comm, next, prev, big, k === 31);
+    if ((k & 63) === 31) paths(comm, next, prev, big, k === 31 ? WRAP_MESSAGES : 0);
     if ((k & 63) === 63) {
       // Objects (the lowercase calls), and a window of each of a few sizes arriving unexpected.
       const ready = comm.irecv(prev, TAG);
       comm.send(k, next, TAG);
       ready.wait();
       const n = BURST_SIZES[(k >> 6) % BURST_SIZES.length]!;
-      burst(comm, next, prev, burstOut.subarray(0, n), burstIn.subarray(0, n));
+      burst(comm, next, prev, out.subarray(0, n), into.subarray(0, n));
     }
   }
 }
@@ -99,25 +99,29 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
  * 4 KiB), and compiled again while the peer's clock runs. It backs each pair's eager ring
  * (0.5 MiB each way by default) and some bounce buffers.
  */
-const PATH_SIZES: readonly number[] = [2000, 6000, 40_000, 300_000];
-const EAGER_RING_BYTES = 1 << 20;
+const PATH_SIZES = [2000, 6000, 40_000, 300_000] as const;
+const PATH_MAX = 300_000;
+/** 40 KB messages that fill 1 MiB, twice a pair's eager ring at its default 512 KiB: the wrap-around is a branch of its own. */
+const WRAP_MESSAGES = Math.ceil((1 << 20) / 40_000) + 2;
 const pathRequests: Request[] = [];
-function paths(comm: Intracomm, next: number, prev: number, big: Uint8Array, first: boolean): void {
+
+/** One message of `n` bytes from `big`'s first half to the next rank, one into its second half from the previous. */
+function exchange(comm: Intracomm, next: number, prev: number, big: Uint8Array, n: number): void {
   const half = big.length / 2;
-  // The first time, enough 40 KB messages to wrap a pair's eager ring (512 KiB unless
-  // TSMPI_SHMEM_EAGER_BYTES says otherwise): its wrap-around is a branch of its own too.
-  const sizes = first ? [...PATH_SIZES, ...new Array<number>(Math.ceil(EAGER_RING_BYTES / 40_000) + 2).fill(40_000)] : PATH_SIZES;
-  for (const n of sizes) {
-    pathRequests[0] = comm.Irecv(big.subarray(half, half + n), prev, TAG);
-    pathRequests[1] = comm.Isend(big.subarray(0, n), next, TAG);
-    Request.Waitall(pathRequests);
-  }
+  pathRequests[0] = comm.Irecv(big.subarray(half, half + n), prev, TAG);
+  pathRequests[1] = comm.Isend(big.subarray(0, n), next, TAG);
+  Request.Waitall(pathRequests);
+}
+
+/** Each of PATH_SIZES once, then `wraps` more 40 KB messages (the first time: a wrap of the eager ring). */
+function paths(comm: Intracomm, next: number, prev: number, big: Uint8Array, wraps: number): void {
+  for (const n of PATH_SIZES) exchange(comm, next, prev, big, n);
+  for (let i = 0; i < wraps; i++) exchange(comm, next, prev, big, 40_000);
 }
 
 /** Sizes of the warm-up's windows: unexpected buffers come in power-of-two classes, each made once. */
 const BURST_SIZES = [8, 100, 300, 700, 1000] as const;
-const burstOut = new Uint8Array(1000);
-const burstIn = new Uint8Array(1000);
+const BURST_MAX = 1000;
 
 /**
  * A window of sends that arrive before their receives are posted (osu_bw's pattern), so the

@@ -133,10 +133,10 @@ export function reduceLinear(s: Schedule, acc: Uint8Array, out: Uint8Array, red:
   });
 }
 
-/** Reduce(sendbuf, recvbuf, op, root): recvbuf matters at the root; root's sendbuf may be IN_PLACE. */
 /** The output of a non-root (it has none): one empty array, not one per call. */
 const NO_OUTPUT = new Uint8Array(0);
 
+/** Reduce(sendbuf, recvbuf, op, root): recvbuf matters at the root; root's sendbuf may be IN_PLACE. */
 export function reduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, root: number,
                        nonblocking: boolean): Request | undefined {
   checkRoot(c, root);

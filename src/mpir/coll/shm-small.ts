@@ -174,9 +174,9 @@ function start(c: Call, bytes: number): Cells | null {
  * Check-in and check-out through rank 0, as SCI-MPICH's barrier process (shm-barrier.ts) and
  * MPICH's do: the others publish their arrival and wait for rank 0's word, rank 0 waits for every
  * arrival and then publishes. Rank 0 so leaves first, and the root of what follows (a Bcast from
- * rank 0) has its data out before the others look: osu_bcast at 8 B took 0.44-0.79 us at 2 ranks
- * and 4-23 us at 4 ranks on 2 cores when every rank waited for every other (the last to arrive
- * left first), where rank 0's leaving first gave ~0.2 and ~1.5 us (measured with shm_counter).
+ * rank 0) has its data out before the others look: osu_bcast at 8 B, 4 ranks on 2 cores, took
+ * 4-23 us when every rank waited for every other (the last to arrive left first), 1.3-2.2 us
+ * now; at 2 ranks it changed little, and the Barrier itself takes ~0.1 us more there.
  */
 export function smallBarrier(c: Call): boolean {
   const cells = start(c, 0);
