@@ -1,4 +1,5 @@
 import { Datatype, Datatypes, inferDatatype } from './datatype.js';
+import { describe } from './describe.js';
 import { ErrorClass } from './error-classes.js';
 import { type DirectData, directData } from './dtype/direct.js';
 
@@ -182,9 +183,4 @@ function fail(out: BufferSpec, errorClass: number, message: string): false {
   return false;
 }
 
-export function describe(x: unknown): string {
-  if (x === null) return 'null';
-  if (x === undefined) return 'undefined';
-  if (typeof x === 'object') return (x as object).constructor?.name ?? 'object';
-  return `${typeof x} ${String(x)}`;
-}
+export { describe };

@@ -23,6 +23,10 @@ export const TAG_CTX_AGREE = 2;
 export const TAG_SPLIT = 3;
 /** Context id agreement of Create_group (the members of the group only). */
 export const TAG_CREATE_GROUP = 4;
+/** On the runtime's own context (comm-manage.ts): context id agreement of Create_from_group. */
+export const TAG_FROM_GROUP = 5;
+/** On the runtime's own context: the barrier of the last Finalize (MPI.Finalize or Session.Finalize). */
+export const TAG_LAST_FINALIZE = 6;
 
 /** Who takes part in an internal collective, and how their messages are addressed. */
 export interface Participants {

@@ -1,10 +1,10 @@
 import type { World } from '../mpid/world.js';
 import { describe } from './buffer.js';
 import {
-  TAG_CREATE_GROUP, TAG_CTX_AGREE, TAG_SPLIT, allMembers, allgatherInts, allreduceMaxInt, type Participants,
+  TAG_CREATE_GROUP, TAG_CTX_AGREE, TAG_FROM_GROUP, TAG_LAST_FINALIZE, TAG_SPLIT, allMembers, allgatherInts, allreduceMaxInt, type Participants,
 } from './coll-internal.js';
 import type { Comm, CommCore } from './comm.js';
-import { COMM_TYPE_SHARED, IDENT, CONGRUENT, TAG_UB_VALUE, UNDEFINED } from './constants.js';
+import { COMM_TYPE_HW_GUIDED, COMM_TYPE_HW_UNGUIDED, COMM_TYPE_SHARED, IDENT, CONGRUENT, TAG_UB_VALUE, UNDEFINED } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { Group, compareMembers } from './group.js';
 import { runtime } from './runtime.js';
@@ -26,8 +26,15 @@ import { runtime } from './runtime.js';
  * process's lifetime, and no message of a freed communicator can ever match a new one.
  */
 
-/** The first id after COMM_WORLD (0, 1) and COMM_SELF (2, 3). */
-export const FIRST_FREE_CTX = 4;
+/**
+ * The runtime's own ids (4, 5): no communicator has them. Its collective id 5 carries what
+ * needs all processes without a communicator: Create_from_group's agreement among the group
+ * (the Sessions model has no parent communicator) and the barrier of the last Finalize. A
+ * process's messages there have its world rank as their source.
+ */
+const RUNTIME_CTX = 4;
+/** The first id after COMM_WORLD (0, 1), COMM_SELF (2, 3) and the runtime's own (4, 5). */
+export const FIRST_FREE_CTX = 6;
 /** The last usable id: ctx + 1 must still fit the packet header's signed 32-bit word. */
 const LAST_CTX = 0x7ffffffc;
 
@@ -100,22 +107,53 @@ export function splitComm(comm: Comm, core: CommCore, color: number, key: number
   return { rank: chosen.indexOf(core.rank), size: chosen.length, worldRanks, ctx };
 }
 
+/** The info key of MPI-4's hardware-guided split, and the one hardware resource tsmpi knows. */
+export const HW_RESOURCE_KEY = 'mpi_hw_resource_type';
+const SHARED_MEMORY = 'mpi_shared_memory';
+
 /**
- * comm.Split_type: MPI.COMM_TYPE_SHARED splits comm into the members that share a node (whose
- * business cards carry our node id); MPI.UNDEFINED gets MPI.COMM_NULL.
+ * comm.Split_type. MPI.COMM_TYPE_SHARED splits comm into the members that share a node (whose
+ * business cards carry our node id); so does COMM_TYPE_HW_GUIDED with info
+ * mpi_hw_resource_type=mpi_shared_memory (another value names a resource tsmpi does not know:
+ * MPI.COMM_NULL everywhere, as the standard has it), and COMM_TYPE_HW_UNGUIDED when the node is a
+ * strictly smaller part of comm (otherwise no smaller resource is known: COMM_NULL).
+ * MPI.UNDEFINED gets MPI.COMM_NULL. `resource` is the resource the new communicator stands for.
  */
-export function splitTypeComm(comm: Comm, core: CommCore, splitType: number, key: number): CommCore | null {
-  if (splitType === UNDEFINED) return splitComm(comm, core, UNDEFINED, key, 'Split_type');
-  if (splitType !== COMM_TYPE_SHARED) {
-    comm.fail('Split_type', ErrorClass.ERR_ARG, `split_type ${show(splitType)} is not supported ` +
-      '(expected MPI.COMM_TYPE_SHARED or MPI.UNDEFINED)');
-  }
-  // The color of a node: the lowest world rank on it, which every member computes alike.
+export function splitTypeComm(comm: Comm, core: CommCore, splitType: number, key: number,
+                              info: { Get(key: string): string | null } | null): { core: CommCore; resource: string | null } | null {
+  const none = (): null => {
+    splitComm(comm, core, UNDEFINED, key, 'Split_type');
+    return null;
+  };
+  if (splitType === UNDEFINED) return none();
   const cards = world('Split_type').cards;
-  const node = cards[core.worldRanks[core.rank]!]!.nodeId;
-  let color = 0;
-  while (cards[color]!.nodeId !== node) color++;
-  return splitComm(comm, core, color, key, 'Split_type');
+  // The color of a node: the lowest world rank on it, which every member computes alike.
+  const nodeColor = (rank: number): number => {
+    const node = cards[core.worldRanks[rank]!]!.nodeId;
+    let color = 0;
+    while (cards[color]!.nodeId !== node) color++;
+    return color;
+  };
+  let resource: string | null = null;
+  if (splitType === COMM_TYPE_HW_GUIDED) {
+    const asked = info?.Get(HW_RESOURCE_KEY) ?? null;
+    if (asked === null) {
+      comm.fail('Split_type', ErrorClass.ERR_INFO_KEY, `MPI.COMM_TYPE_HW_GUIDED needs info key ${HW_RESOURCE_KEY} ` +
+        `(tsmpi knows "${SHARED_MEMORY}")`);
+    }
+    if (asked !== SHARED_MEMORY) return none();
+    resource = SHARED_MEMORY;
+  } else if (splitType === COMM_TYPE_HW_UNGUIDED) {
+    let spansNodes = false;
+    for (let r = 1; r < core.size && !spansNodes; r++) spansNodes = nodeColor(r) !== nodeColor(0);
+    if (!spansNodes) return none();
+    resource = SHARED_MEMORY;
+  } else if (splitType !== COMM_TYPE_SHARED) {
+    comm.fail('Split_type', ErrorClass.ERR_ARG, `split_type ${show(splitType)} is not supported (expected ` +
+      'MPI.COMM_TYPE_SHARED, MPI.COMM_TYPE_HW_GUIDED, MPI.COMM_TYPE_HW_UNGUIDED or MPI.UNDEFINED)');
+  }
+  const made = splitComm(comm, core, nodeColor(core.rank), key, 'Split_type');
+  return made === null ? null : { core: made, resource };
 }
 
 /** The members of `group` after checking it is a live subgroup of comm; their ranks in comm. */
@@ -161,6 +199,38 @@ export function createGroupComm(comm: Comm, core: CommCore, group: unknown, tag:
   const p: Participants = { ctx: core.ctx + 1, index, worldRanks: members, commRanks };
   const ctx = takeCtx(comm, 'Create_group', allreduceMaxInt(world('Create_group'), p, nextCtx, TAG_CREATE_GROUP));
   return { rank: index, size: members.length, worldRanks: members.slice(), ctx };
+}
+
+/** The processes of world ranks `members` (ascending or not), on the runtime's own context. */
+function onRuntimeContext(members: Int32Array, selfWorldRank: number): Participants {
+  return { ctx: RUNTIME_CTX + 1, index: members.indexOf(selfWorldRank), worldRanks: members, commRanks: members };
+}
+
+/**
+ * Intracomm.Create_from_group: collective over the members of `members` (world ranks, in the
+ * group's order; the caller is one of them), which agree on a context id among themselves.
+ */
+export function createFromGroup(world: World, members: Int32Array, fail: (errorClass: number, message: string) => never): CommCore {
+  const p = onRuntimeContext(members, world.rank);
+  const agreed = allreduceMaxInt(world, p, nextCtx, TAG_FROM_GROUP);
+  if (agreed > LAST_CTX) fail(ErrorClass.ERR_OTHER, `no context id left (the next would be ${agreed}, the last is ${LAST_CTX})`);
+  nextCtx = agreed + 2;
+  return { rank: p.index, size: members.length, worldRanks: members.slice(), ctx: agreed };
+}
+
+/**
+ * The last Finalize of a process (of the World Model or of a Session): over a network device a
+ * completed send may still sit in this rank's transport queue (UCX took it while the peer's
+ * socket was full), and only this rank's progress sends it on; the process manager's fence
+ * progresses nothing, so a receiver that came late waited forever. No rank passes this barrier
+ * before every rank has reached its last Finalize, which a correct program does after its
+ * receives, and every rank progresses until then.
+ */
+export function drainBeforeStop(world: World): void {
+  if (world.size === 1 || !world.sendsNeedProgress()) return;
+  const everyone = new Int32Array(world.size);
+  for (let r = 0; r < world.size; r++) everyone[r] = r;
+  allreduceMaxInt(world, onRuntimeContext(everyone, world.rank), 0, TAG_LAST_FINALIZE);
 }
 
 /** comm.Free: the predefined communicators cannot be freed; the caller then drops its core. */

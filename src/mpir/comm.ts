@@ -3,22 +3,22 @@ import { MODE_BUFFERED, MODE_READY, MODE_STANDARD, MODE_SYNC, type CoreRequest }
 import type { World } from '../mpid/world.js';
 import { abortJob } from './abort.js';
 import {
-  type CopyFn, type DeleteFn, copyAttrs, createKeyval, deleteAllAttrs, deleteAttr, freeKeyval, getAttr, setAttr,
+  type AttrOwner, type CopyFn, type DeleteFn, copyAttrs, createKeyval, deleteAllAttrs, deleteAttr, freeKeyval, getAttr, setAttr,
 } from './attributes.js';
 import { describe } from './buffer.js';
 import {
-  commGroup, compareComms, createComm, createGroupComm, dupComm, freeComm, splitComm, splitTypeComm,
+  HW_RESOURCE_KEY, commGroup, compareComms, createComm, createFromGroup, createGroupComm, dupComm, freeComm, splitComm, splitTypeComm,
 } from './comm-manage.js';
 import {
-  ANY_SOURCE, ANY_TAG, APPNUM, HOST, IO, PROC_NULL, TAG_UB, TAG_UB_VALUE, UNDEFINED, UNIVERSE_SIZE, WTIME_IS_GLOBAL,
+  ANY_SOURCE, ANY_TAG, APPNUM, HOST, IO, LASTUSEDCODE, PROC_NULL, TAG_UB, TAG_UB_VALUE, UNDEFINED, UNIVERSE_SIZE, WTIME_IS_GLOBAL,
 } from './constants.js';
-import { ErrorClass } from './error-classes.js';
+import { ErrorClass, lastUsedErrorCode } from './error-classes.js';
 import * as coll from './coll/index.js';
 import { SUM, type Op } from './op.js';
-import { Errhandler } from './errhandler.js';
-import { INFO_NULL, type Info, checkInfo, copyHints, getHints, setHints } from './info.js';
+import { Errhandler, type ErrhandlerFunction } from './errhandler.js';
+import { INFO_NULL, Info, checkInfo, copyHints, getHints, setHints } from './info.js';
 import { MPIException } from './exception.js';
-import type { Group } from './group.js';
+import { Group as GroupClass, type Group } from './group.js';
 import * as p2p from './p2p.js';
 import { type Message, ObjectRequest, Prequest, Request } from './request.js';
 import { runtime } from './runtime.js';
@@ -86,16 +86,26 @@ export class Comm {
   }
 
   Set_errhandler(handler: Errhandler): void {
-    if (!(handler instanceof Errhandler)) {
-      this.fail('Set_errhandler', ErrorClass.ERR_ARG, 'handler must be MPI.ERRORS_RETURN, MPI.ERRORS_ARE_FATAL or MPI.ERRORS_ABORT');
-    }
+    const refusal = Errhandler.refusal(handler, 'communicator');
+    if (refusal !== null) this.fail('Set_errhandler', ErrorClass.ERR_ARG, refusal);
     this.errhandler = handler;
   }
 
   Get_errhandler(): Errhandler { return this.errhandler; }
 
+  /** A handler for communicators that calls `fn(comm, errorcode)`; the failing call then throws. */
+  static Create_errhandler(fn: ErrhandlerFunction<Comm>): Errhandler {
+    return Errhandler.user('communicator', 'Comm.Create_errhandler', fn);
+  }
+
+  /** Runs this communicator's handler for `errorcode` (a class or a code of MPI.Add_error_code). */
+  Call_errhandler(errorcode: number): void {
+    this.errhandler.call(this, `${this.name}.Call_errhandler`, errorcode, this.core?.rank ?? 0);
+  }
+
   /**
-   * Predefined attributes (TAG_UB, HOST, IO, WTIME_IS_GLOBAL, APPNUM, UNIVERSE_SIZE), or the value
+   * Predefined attributes (TAG_UB, HOST, IO, WTIME_IS_GLOBAL, APPNUM, UNIVERSE_SIZE, and
+   * LASTUSEDCODE on COMM_WORLD), or the value
    * set under a key of MPI.Comm.Create_keyval (null when not set). Attributes: attributes.ts.
    */
   Get_attr(keyval: number): unknown {
@@ -107,30 +117,36 @@ export class Comm {
       case WTIME_IS_GLOBAL: return false;
       case APPNUM: return 0;
       case UNIVERSE_SIZE: return this.world.size;
-      default: return getAttr(this, keyval);
+      // An attribute of COMM_WORLD only; elsewhere it is no key.
+      case LASTUSEDCODE: return core.ctx === 0 ? lastUsedErrorCode() : getAttr(this.attrOwner(), keyval);
+      default: return getAttr(this.attrOwner(), keyval);
     }
   }
 
   /** Stores value under a key of MPI.Comm.Create_keyval (deleting the value it replaces). */
   Set_attr(keyval: number, value: unknown): void {
     this.live('Set_attr');
-    setAttr(this, keyval, value);
+    setAttr(this.attrOwner(), keyval, value);
   }
 
   /** Removes the attribute under keyval, calling the key's delete_fn. */
   Delete_attr(keyval: number): void {
     this.live('Delete_attr');
-    deleteAttr(this, keyval);
+    deleteAttr(this.attrOwner(), keyval);
+  }
+
+  private attrOwner(): AttrOwner {
+    return { kind: 'Comm', obj: this, fail: (call, errorClass, message) => this.fail(call, errorClass, message) };
   }
 
   /** A new attribute key; Dup passes values through copy_fn, Free and Delete_attr call delete_fn. */
-  static Create_keyval(copy_fn?: CopyFn | boolean | null, delete_fn?: DeleteFn | null): number {
-    return createKeyval(failStatic, copy_fn, delete_fn);
+  static Create_keyval(copy_fn?: CopyFn<Comm> | boolean | null, delete_fn?: DeleteFn<Comm> | null): number {
+    return createKeyval('Comm', failStatic, copy_fn, delete_fn);
   }
 
   /** Frees a key (attributes already set keep it until deleted); returns MPI.KEYVAL_INVALID. */
   static Free_keyval(keyval: number): number {
-    return freeKeyval(failStatic, keyval);
+    return freeKeyval('Comm', failStatic, keyval);
   }
 
   /** MPI.CART, MPI.GRAPH or MPI.DIST_GRAPH for a topology communicator (topo/), else MPI.UNDEFINED. */
@@ -155,10 +171,7 @@ export class Comm {
    * job (after printing the message with the rank) under ERRORS_ARE_FATAL.
    */
   fail(call: string, errorClass: number, message: string): never {
-    const exception = new MPIException(errorClass, `${this.name}.${call}: ${message}`);
-    if (!this.errhandler.isFatal || runtime.phase !== 'running') throw exception;
-    const rank = this.core?.rank ?? 0;
-    return abortJob(1, `tsmpi: rank ${rank}: fatal error (MPI.ERRORS_ARE_FATAL): ${exception.message}`);
+    return this.errhandler.raise(this, new MPIException(errorClass, `${this.name}.${call}: ${message}`), this.core?.rank ?? 0);
   }
 
   // ----------------------------------------------------------- point-to-point
@@ -406,7 +419,14 @@ export class Comm {
   /** Collective: MPI.COMM_TYPE_SHARED gives one communicator per node (the ranks sharing memory). */
   Split_type(splitType: number, key = 0, info?: InfoArg): Intracomm {
     this.checkInfoArg('Split_type', info);
-    return this.made(splitTypeComm(this, this.live('Split_type'), splitType, key));
+    const split = splitTypeComm(this, this.live('Split_type'), splitType, key, info instanceof Info ? info : null);
+    const made = this.made(split === null ? null : split.core);
+    if (split !== null && split.resource !== null) {
+      const hints = Info.Create();
+      hints.Set(HW_RESOURCE_KEY, split.resource);
+      setHints(made, hints);
+    }
+    return made;
   }
 
   /** Collective: a communicator of the members of `group` (a subgroup); others get MPI.COMM_NULL. */
@@ -538,7 +558,39 @@ function failStatic(call: string, errorClass: number, message: string): never {
 }
 
 /** A communicator within one group of processes. */
-export class Intracomm extends Comm {}
+export class Intracomm extends Comm {
+  /**
+   * MPI-4: a communicator of the processes of `group` (from a Session's process set, or any
+   * group), made without a parent communicator; collective over the group's members only.
+   * `stringtag` is checked as a string: it tells apart calls that threads make at once, and a
+   * rank calls MPI from one thread (threads.ts), so its calls are told apart by their order.
+   */
+  static Create_from_group(group: Group, stringtag = 'org.mpi4py', info: InfoArg = INFO_NULL,
+                           errhandler: Errhandler | null = null): Intracomm {
+    const call = 'MPI.Intracomm.Create_from_group';
+    const world = runtime.requireRunning(call);
+    const members = group instanceof GroupClass ? group.peek() : null;
+    if (members === null) {
+      throw new MPIException(ErrorClass.ERR_GROUP, `${call}: group must be a live MPI.Group, got ${group instanceof GroupClass ? 'a freed group' : describe(group)}`);
+    }
+    if (members.indexOf(world.rank) < 0) {
+      throw new MPIException(ErrorClass.ERR_GROUP, `${call}: the calling process (world rank ${world.rank}) is not a member of group`);
+    }
+    if (typeof stringtag !== 'string') throw new MPIException(ErrorClass.ERR_ARG, `${call}: stringtag must be a string, got ${describe(stringtag)}`);
+    const badInfo = checkInfo(info);
+    if (badInfo !== null) throw new MPIException(ErrorClass.ERR_INFO, `${call}: ${badInfo}`);
+    const handler = errhandler ?? Errhandler.ERRORS_ARE_FATAL;
+    const refusal = Errhandler.refusal(handler, 'communicator');
+    if (refusal !== null) throw new MPIException(ErrorClass.ERR_ARG, `${call}: errhandler: ${refusal}`);
+    const core = createFromGroup(world, members, (errorClass, message) => {
+      throw new MPIException(errorClass, `${call}: ${message}`);
+    });
+    const comm = new Intracomm(`comm#${core.ctx}`, core);
+    comm.Set_errhandler(handler);
+    setHints(comm, info);
+    return comm;
+  }
+}
 
 /**
  * MPI.COMM_NULL: what Split, Split_type, Create and Create_group give processes outside the new

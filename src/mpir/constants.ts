@@ -21,8 +21,10 @@ export const TAG_UB = 0x64400001;
 export const HOST = 0x64400003;
 export const IO = 0x64400005;
 export const WTIME_IS_GLOBAL = 0x64400007;
-export const APPNUM = 0x64400009;
-export const UNIVERSE_SIZE = 0x6440000b;
+export const UNIVERSE_SIZE = 0x64400009;
+/** COMM_WORLD's attribute: the largest error class or code in use (MPI.Add_error_class/code raise it). */
+export const LASTUSEDCODE = 0x6440000b;
+export const APPNUM = 0x6440000d;
 
 /** Comparison results. */
 export const IDENT = 0;
@@ -32,3 +34,7 @@ export const UNEQUAL = 3;
 
 /** Split types of comm.Split_type (MPICH's value). */
 export const COMM_TYPE_SHARED = 1;
+/** MPI-4: split by the hardware resource named in info key "mpi_hw_resource_type". */
+export const COMM_TYPE_HW_GUIDED = 2;
+/** MPI-4: split by the next smaller hardware resource that holds a strict subset of the ranks. */
+export const COMM_TYPE_HW_UNGUIDED = 3;

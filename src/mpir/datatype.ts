@@ -1,3 +1,6 @@
+import {
+  type AttrOwner, type CopyFn, type DeleteFn, copyAttrs, createKeyval, deleteAllAttrs, deleteAttr, freeKeyval, getAttr, setAttr,
+} from './attributes.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { checkCount, checkDatarep } from './dtype/checks.js';
@@ -57,6 +60,8 @@ export class Datatype {
   readonly explicitBounds: boolean;
   private committed: boolean;
   private freed = false;
+  /** The name Set_name gave, which Get_name returns. */
+  private userName: string | null = null;
   private readonly derivation: Derivation | null;
   private lastCount = -1;
   private lastNodes: readonly Node[] = [];
@@ -133,7 +138,46 @@ export class Datatype {
   }
 
   Get_name(): string {
-    return this.name;
+    return this.userName ?? this.name;
+  }
+
+  /** Names the type for Get_name (error messages keep the name it was made with). */
+  Set_name(name: string): void {
+    this.usable('Set_name');
+    if (typeof name !== 'string') throw new MPIException(ErrorClass.ERR_ARG, `Datatype.Set_name: name must be a string, got ${typeof name}`);
+    this.userName = name;
+  }
+
+  /** The value set under a key of MPI.Datatype.Create_keyval, or null when not set. */
+  Get_attr(keyval: number): unknown {
+    this.usable('Get_attr');
+    return getAttr(this.attrOwner(), keyval);
+  }
+
+  /** Stores value under a key of MPI.Datatype.Create_keyval (deleting the value it replaces). */
+  Set_attr(keyval: number, value: unknown): void {
+    this.usable('Set_attr');
+    setAttr(this.attrOwner(), keyval, value);
+  }
+
+  /** Removes the attribute under keyval, calling the key's delete_fn. */
+  Delete_attr(keyval: number): void {
+    this.usable('Delete_attr');
+    deleteAttr(this.attrOwner(), keyval);
+  }
+
+  /** A new attribute key for datatypes; Dup passes values through copy_fn, Free and Delete_attr call delete_fn. */
+  static Create_keyval(copy_fn?: CopyFn<Datatype> | boolean | null, delete_fn?: DeleteFn<Datatype> | null): number {
+    return createKeyval('Datatype', failDatatype, copy_fn, delete_fn);
+  }
+
+  /** Frees a key (attributes already set keep it until deleted); returns MPI.KEYVAL_INVALID. */
+  static Free_keyval(keyval: number): number {
+    return freeKeyval('Datatype', failDatatype, keyval);
+  }
+
+  private attrOwner(): AttrOwner {
+    return { kind: 'Datatype', obj: this, fail: failDatatype };
   }
 
   /** [number of integers, number of addresses, number of datatypes, combiner]. */
@@ -164,6 +208,7 @@ export class Datatype {
     if (this.predefined) throw new MPIException(ErrorClass.ERR_TYPE, `Datatype.Free: ${this.name} is predefined and cannot be freed`);
     this.usable('Free');
     this.freed = true;
+    deleteAllAttrs(this);
   }
 
   /** A new type with the same type map (committed if this one is). */
@@ -171,6 +216,7 @@ export class Datatype {
     this.usable('Dup');
     const t = derivedType(make.dup(this));
     if (this.isCommitted) t.committed = true;
+    copyAttrs(this, t);
     return t;
   }
 
@@ -323,6 +369,10 @@ function usableDatatype(t: unknown, call: string): t is Datatype {
   if (!(t instanceof Datatype) || t === Datatypes.DATATYPE_NULL) return false;
   t.usable(call);
   return true;
+}
+
+function failDatatype(call: string, errorClass: number, message: string): never {
+  throw new MPIException(errorClass, `Datatype.${call}: ${message}`);
 }
 
 const t = (name: string, size: number, kind: ElementKind) => new Datatype(name, size, kind);

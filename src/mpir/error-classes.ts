@@ -42,7 +42,9 @@ export const ErrorClass = {
   ERR_RMA_ATTACH: 56,
   ERR_RMA_SHARED: 57,
   ERR_RMA_FLAVOR: 58,
-  ERR_PROC_ABORTED: 74,
+  ERR_SESSION: 75,
+  ERR_PROC_ABORTED: 76,
+  ERR_VALUE_TOO_LARGE: 77,
   ERR_LASTCODE: 0x3fffffff,
 } as const;
 
@@ -88,9 +90,60 @@ const STRINGS: Record<number, string> = {
   56: 'Memory cannot be attached',
   57: 'Memory cannot be shared',
   58: 'Passed window has the wrong flavor for the called function',
-  74: 'A process in the communicator has aborted',
+  75: 'Invalid session handle',
+  76: 'A process in the communicator has aborted',
+  77: 'Value is too large to store',
 };
 
-export function errorString(errorClass: number): string {
-  return STRINGS[errorClass] ?? `Unknown error class ${errorClass}`;
+/**
+ * Error classes and codes a program adds (MPI.Add_error_class, MPI.Add_error_code). They are
+ * numbered above ERR_LASTCODE, as MPICH numbers its dynamic codes, so they never meet a
+ * predefined one; classes and codes share one sequence, so a number is one or the other.
+ */
+let lastUsedCode: number = ErrorClass.ERR_LASTCODE;
+/** Each added number: its class (a class is its own). */
+const dynamicClassOf = new Map<number, number>();
+const dynamicStrings = new Map<number, string>();
+
+/** MPI.Add_error_class: a new class; its string is empty until Add_error_string. */
+export function addErrorClass(): number {
+  const errorClass = ++lastUsedCode;
+  dynamicClassOf.set(errorClass, errorClass);
+  return errorClass;
+}
+
+/** MPI.Add_error_code: a new code in `errorClass` (a predefined or an added class), or null when it is none. */
+export function addErrorCode(errorClass: number): number | null {
+  if (!isErrorClass(errorClass)) return null;
+  const code = ++lastUsedCode;
+  dynamicClassOf.set(code, errorClass);
+  return code;
+}
+
+/** MPI.Add_error_string: false when `code` is not an added class or code (predefined strings are fixed). */
+export function addErrorString(code: number, text: string): boolean {
+  if (!dynamicClassOf.has(code)) return false;
+  dynamicStrings.set(code, text);
+  return true;
+}
+
+export function isErrorClass(value: unknown): value is number {
+  return typeof value === 'number' && (STRINGS[value] !== undefined || dynamicClassOf.get(value) === value);
+}
+
+/** The class of an error code (a predefined code is its own class), or null for a number that is no code. */
+export function errorClassOf(code: unknown): number | null {
+  if (typeof code !== 'number') return null;
+  if (STRINGS[code] !== undefined) return code;
+  return dynamicClassOf.get(code) ?? null;
+}
+
+/** The value of COMM_WORLD's attribute MPI.LASTUSEDCODE: the largest class or code in use. */
+export function lastUsedErrorCode(): number {
+  return lastUsedCode;
+}
+
+export function errorString(code: number): string {
+  const added = dynamicClassOf.has(code) ? dynamicStrings.get(code) ?? '' : undefined;
+  return added ?? STRINGS[code] ?? `Unknown error class ${code}`;
 }

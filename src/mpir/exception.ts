@@ -1,4 +1,4 @@
-import { errorString } from './error-classes.js';
+import { ErrorClass, errorClassOf, errorString } from './error-classes.js';
 
 /** Brand that keeps `instanceof MPI.Exception` true across two loaded copies of tsmpi. */
 const BRAND = Symbol.for('tsmpi.MPIException');
@@ -11,11 +11,15 @@ export class MPIException extends Error {
   readonly error_class: number;
   readonly error_code: number;
 
-  constructor(errorClass: number, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /**
+   * `new MPI.Exception(code)` as in mpi4py: the class is the code's (a code of MPI.Add_error_code
+   * belongs to the class it was added to); the message defaults to the code's error string.
+   */
+  constructor(errorCode: number, message?: string, options?: { cause?: unknown }) {
+    super(message ?? errorString(errorCode), options);
     this.name = 'MPI.Exception';
-    this.error_class = errorClass;
-    this.error_code = errorClass;
+    this.error_class = errorClassOf(errorCode) ?? ErrorClass.ERR_UNKNOWN;
+    this.error_code = errorCode;
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -32,6 +36,6 @@ export class MPIException extends Error {
   }
 
   Get_error_string(): string {
-    return errorString(this.error_class);
+    return errorString(this.error_code);
   }
 }

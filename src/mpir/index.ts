@@ -4,7 +4,8 @@ export { IN_PLACE } from './in-place.js';
 export { Comm, Intracomm } from './comm.js';
 export { Group } from './group.js';
 export { MPIException } from './exception.js';
-export { Errhandler } from './errhandler.js';
+export { Errhandler, type ErrhandlerFunction } from './errhandler.js';
+export { Session } from './session.js';
 export { Status } from './status.js';
 export { Request, Prequest, Message, type ObjectRequest, type Yield } from './request.js';
 export { Datatype } from './datatype.js';
@@ -12,7 +13,7 @@ export { Info } from './info.js';
 export { Win } from './rma/win.js';
 export { Intercomm } from './intercomm.js';
 export { Cartcomm, Graphcomm, Distgraphcomm } from './topo/index.js';
-export type { CopyFn, DeleteFn } from './attributes.js';
+export type { AttrKind, CopyFn, DeleteFn } from './attributes.js';
 export type {
   BufferLike, BufSpec, BufSpecV, BufSpecW, InPlace, InfoArg, IntList, Reduced, ReduceFunction, TargetSpec, TypedArray,
   UserFunction,

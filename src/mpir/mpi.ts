@@ -5,7 +5,16 @@ import { Win, setDefaultComm } from './rma/win.js';
 import { allocMem, freeMem } from './rma/alloc-mem.js';
 import { performance } from 'node:perf_hooks';
 import { COMM_NULL, Comm, Intracomm, selfCore, worldCore } from './comm.js';
-import { ErrorClass } from './error-classes.js';
+import { ErrorClass, addErrorClass, addErrorCode, addErrorString, errorClassOf, errorString } from './error-classes.js';
+import { drainBeforeStop } from './comm-manage.js';
+import { describe } from './buffer.js';
+import { reduceLocal } from './reduce-local.js';
+import { Session } from './session.js';
+import {
+  THREAD_FUNNELED, THREAD_MULTIPLE, THREAD_PROVIDED, THREAD_SERIALIZED, THREAD_SINGLE, isThreadLevel, isThreadMain,
+  refuseWorkerThread, threadLevelName,
+} from './threads.js';
+import { packageVersion } from '../common/package-json.js';
 import { Errhandler } from './errhandler.js';
 import { MPIException } from './exception.js';
 import { abortJob } from './abort.js';
@@ -23,22 +32,40 @@ import { KEYVAL_INVALID, deleteAttrsAtFinalize } from './attributes.js';
 import { INFO_NULL, Info, MAX_INFO_KEY, MAX_INFO_VAL } from './info.js';
 import { Intercomm } from './intercomm.js';
 import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo/index.js';
-import type { BufferLike } from './types.js';
+import type { BufSpec, BufferLike } from './types.js';
 
 const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');
 setDefaultComm(COMM_WORLD);
 const COMM_SELF = new Intracomm('MPI_COMM_SELF');
 
-const THREAD_SINGLE = 0;
-const THREAD_FUNNELED = 1;
-const THREAD_SERIALIZED = 2;
-const THREAD_MULTIPLE = 3;
-
-/** Level provided: a rank is one JS thread, so MPI is callable from that thread only. */
-const THREAD_PROVIDED = THREAD_FUNNELED;
+/** The World Model's phase in this process (Sessions keep MPI running beside it: runtime.ts). */
+let worldModel: 'before-init' | 'running' | 'finalized' = 'before-init';
+/** The level MPI.Init_thread granted (MPI.Init: THREAD_SINGLE, as the standard has it). */
+let threadLevel = THREAD_SINGLE;
 
 function Init(): void {
-  const world = runtime.start('MPI.Init');
+  startWorldModel('MPI.Init', THREAD_SINGLE);
+}
+
+/**
+ * Returns the level provided: `required` up to MPI.THREAD_FUNNELED, which is all tsmpi gives
+ * (threads.ts says why). A program that asks for more gets FUNNELED and must call MPI from its
+ * main thread only; a Worker's MPI.Init raises MPI.Exception.
+ */
+function Init_thread(required: number = THREAD_MULTIPLE): number {
+  if (!isThreadLevel(required)) {
+    throw new MPIException(ErrorClass.ERR_ARG, `MPI.Init_thread: required level ${describe(required)} is not one of MPI.THREAD_SINGLE .. MPI.THREAD_MULTIPLE`);
+  }
+  return startWorldModel('MPI.Init_thread', Math.min(required, THREAD_PROVIDED));
+}
+
+function startWorldModel(call: string, level: number): number {
+  refuseWorkerThread(call);
+  if (worldModel === 'running') throw new MPIException(ErrorClass.ERR_OTHER, `${call}: MPI is already initialized`);
+  if (worldModel === 'finalized') throw new MPIException(ErrorClass.ERR_OTHER, `${call}: MPI cannot be initialized again after MPI.Finalize`);
+  const world = runtime.hold(call);
+  worldModel = 'running';
+  threadLevel = level;
   COMM_WORLD.bind(worldCore(world.rank, world.size));
   COMM_SELF.bind(selfCore(world.rank));
   // A device's fatal error (a peer lost with its host, say) under MPI.ERRORS_RETURN on
@@ -52,30 +79,23 @@ function Init(): void {
   };
   applyV8Flags(world);
   warmUpMessagePath(world, COMM_WORLD);
-}
-
-function Init_thread(required: number = THREAD_MULTIPLE): number {
-  if (![THREAD_SINGLE, THREAD_FUNNELED, THREAD_SERIALIZED, THREAD_MULTIPLE].includes(required)) {
-    throw new MPIException(ErrorClass.ERR_ARG, `MPI.Init_thread: required level ${required} is not one of MPI.THREAD_SINGLE .. MPI.THREAD_MULTIPLE`);
-  }
-  Init();
-  return Math.min(required, THREAD_PROVIDED);
+  return level;
 }
 
 function Finalize(): void {
-  // As the standard asks, Finalize first deletes the attributes of COMM_SELF (cleanup hooks).
-  if (runtime.phase === 'running') deleteAttrsAtFinalize(COMM_SELF);
-  // Over a network device a completed send may still sit in this rank's transport queue (UCX
-  // took it while the peer's socket was full), and only this rank's progress sends it on. The
-  // process manager's fence in Finalize progresses nothing: a receiver that came late waited
-  // forever for it. No rank passes this barrier before every rank has reached Finalize, which a
-  // correct program does after its receives, and every rank progresses until then.
-  if (runtime.phase === 'running' && COMM_WORLD.size > 1 && runtime.requireRunning('MPI.Finalize').sendsNeedProgress()) {
-    COMM_WORLD.Barrier();
+  if (worldModel !== 'running') {
+    runtime.requireRunning('MPI.Finalize');
+    throw new MPIException(ErrorClass.ERR_OTHER, 'MPI.Finalize: called before MPI.Init (Sessions end with session.Finalize())');
   }
-  runtime.stop('MPI.Finalize');
-  COMM_WORLD.bind(null);
-  COMM_SELF.bind(null);
+  // As the standard asks, Finalize first deletes the attributes of COMM_SELF (cleanup hooks).
+  deleteAttrsAtFinalize(COMM_SELF);
+  worldModel = 'finalized';
+  try {
+    runtime.release('MPI.Finalize', drainBeforeStop);
+  } finally {
+    COMM_WORLD.bind(null);
+    COMM_SELF.bind(null);
+  }
 }
 
 function Abort(comm: Comm = COMM_WORLD, errorcode = 0): never {
@@ -114,15 +134,81 @@ function Wtick(): number {
   return 1e-9;
 }
 
+/** The standard's version whose calls tsmpi follows; README's "Missing" lists what it leaves out. */
+const VERSION = 4;
+const SUBVERSION = 0;
+
+/** [MPI.VERSION, MPI.SUBVERSION]: the version of the standard whose calls tsmpi follows. */
+function Get_version(): [number, number] {
+  return [VERSION, SUBVERSION];
+}
+
+/** tsmpi's version, the devices it has, and the Node.js it runs on. */
+function Get_library_version(): string {
+  return `tsmpi ${packageVersion(import.meta.url)} (MPI ${VERSION}.${SUBVERSION} calls with mpi4py's names; ` +
+    `devices ch_shmem, ch_sci, ch_ucx; thread level ${threadLevelName(THREAD_PROVIDED)}) on Node.js ${process.version}`;
+}
+
+/** A new error class (numbered above MPI.ERR_LASTCODE); COMM_WORLD's MPI.LASTUSEDCODE follows it. */
+function Add_error_class(): number {
+  return addErrorClass();
+}
+
+/** A new error code in `errorclass` (a predefined class or one of Add_error_class). */
+function Add_error_code(errorclass: number): number {
+  const code = addErrorCode(errorclass);
+  if (code === null) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Add_error_code: errorclass ${describe(errorclass)} is no error class`);
+  return code;
+}
+
+/** The string of an added class or code (what Get_error_string and exception messages give). */
+function Add_error_string(errorcode: number, string: string): void {
+  if (typeof string !== 'string') throw new MPIException(ErrorClass.ERR_ARG, `MPI.Add_error_string: string must be a string, got ${describe(string)}`);
+  if (!addErrorString(errorcode, string)) {
+    throw new MPIException(ErrorClass.ERR_ARG, `MPI.Add_error_string: errorcode ${describe(errorcode)} is no class or code ` +
+      'of MPI.Add_error_class / MPI.Add_error_code (predefined strings cannot change)');
+  }
+}
+
+/** The class of an error code. */
+function Get_error_class(errorcode: number): number {
+  const errorClass = errorClassOf(errorcode);
+  if (errorClass === null) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Get_error_class: errorcode ${describe(errorcode)} is no error code`);
+  return errorClass;
+}
+
+/** The text of an error class or code. */
+function Get_error_string(errorcode: number): string {
+  if (errorClassOf(errorcode) === null) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Get_error_string: errorcode ${describe(errorcode)} is no error code`);
+  return errorString(errorcode);
+}
+
 /** The public MPI namespace; names, argument order and defaults follow mpi4py. */
 export const MPI = {
   Init,
   Init_thread,
   Finalize,
-  Is_initialized: (): boolean => runtime.phase !== 'before-init',
-  Is_finalized: (): boolean => runtime.phase === 'finalized',
-  Query_thread: (): number => THREAD_PROVIDED,
-  Is_thread_main: (): boolean => true,
+  /** Whether MPI.Init (the World Model) was called; a Session does not count, as in MPI-4. */
+  Is_initialized: (): boolean => worldModel !== 'before-init',
+  Is_finalized: (): boolean => worldModel === 'finalized',
+  /** The thread level MPI.Init_thread granted (MPI.THREAD_SINGLE after MPI.Init). */
+  Query_thread: (): number => threadLevel,
+  /** Whether this is the thread that may call MPI (false in a worker_threads Worker). */
+  Is_thread_main: isThreadMain,
+  Session,
+  Get_version,
+  Get_library_version,
+  Add_error_class,
+  Add_error_code,
+  Add_error_string,
+  Get_error_class,
+  Get_error_string,
+  Reduce_local: (inbuf: BufSpec, inoutbuf: BufSpec, op: Op = Ops.SUM): void => {
+    if (!(op instanceof Op)) throw new MPIException(ErrorClass.ERR_OP, `MPI.Reduce_local: op must be an MPI.Op, got ${describe(op)}`);
+    reduceLocal('MPI.Reduce_local', inbuf, inoutbuf, op);
+  },
+  VERSION,
+  SUBVERSION,
   Abort,
   Get_processor_name,
   Wtime,

@@ -2,7 +2,8 @@ import { Datatype, Datatypes, type ElementKind } from './datatype.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { REDUCE_ELEMENTS, REDUCE_OPS, reduceKernels } from '../mpid/reduce-kernels.js';
-import type { TypedArray, UserFunction } from './types.js';
+import { reduceLocal } from './reduce-local.js';
+import type { BufSpec, TypedArray, UserFunction } from './types.js';
 
 /**
  * MPI reduction operations. Every op computes `inoutvec[i] = invec[i] op inoutvec[i]` over
@@ -47,6 +48,11 @@ export class Op {
 
   Is_commutative(): boolean {
     return this.commute;
+  }
+
+  /** inoutbuf[i] = inbuf[i] op inoutbuf[i] on this process (same datatype and count on both). */
+  Reduce_local(inbuf: BufSpec, inoutbuf: BufSpec): void {
+    reduceLocal('Op.Reduce_local', inbuf, inoutbuf, this);
   }
 
   get predefined(): boolean {

@@ -6,6 +6,7 @@ import { armStateRequestBell } from '../mpid/state-request.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { installStateReport } from './state-report.js';
+import { refuseWorkerThread } from './threads.js';
 
 type Phase = 'before-init' | 'running' | 'finalized';
 
@@ -20,6 +21,7 @@ class Runtime {
   requireRunning(call: string): World {
     if (this.phase === 'running') return this.current!;
     if (this.phase === 'before-init') {
+      refuseWorkerThread(call);
       throw new MPIException(ErrorClass.ERR_OTHER, `${call}: called before MPI.Init (call MPI.Init() first)`);
     }
     throw new MPIException(ErrorClass.ERR_OTHER, `${call}: called after MPI.Finalize`);
@@ -40,6 +42,42 @@ class Runtime {
     armStateRequestBell(this.current.doorbell);
     this.phase = 'running';
     return this.current;
+  }
+
+  /** Who holds MPI open: the World Model (MPI.Init) and each live Session. */
+  private holders = 0;
+
+  /**
+   * MPI.Init or MPI.Session.Init: starts MPI, or joins it while another holder keeps it running.
+   * MPI starts once per process: after the last holder let go it cannot start again.
+   */
+  hold(call: string): World {
+    if (this.phase === 'running') {
+      this.holders++;
+      return this.current!;
+    }
+    if (this.phase === 'finalized') {
+      throw new MPIException(ErrorClass.ERR_OTHER, `${call}: MPI cannot be initialized again after MPI.Finalize ` +
+        'or the last Session.Finalize of this process');
+    }
+    const world = this.start(call);
+    this.holders = 1;
+    return world;
+  }
+
+  /**
+   * The end of one holder (MPI.Finalize, Session.Finalize). The last one stops MPI, after
+   * `drain(world)`: what must happen while MPI still runs (a barrier that progresses sends).
+   */
+  release(call: string, drain: (world: World) => void): void {
+    const world = this.requireRunning(call);
+    if (this.holders > 1) {
+      this.holders--;
+      return;
+    }
+    drain(world);
+    this.holders = 0;
+    this.stop(call);
   }
 
   stop(call: string): void {

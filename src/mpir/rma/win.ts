@@ -1,10 +1,14 @@
 import { TsmpiError } from '../../common/errors.js';
 import { ACC, ADMIT_NO_EPOCH, ADMIT_NOW, CAS, GET, GET_ACC, OP_NONE, PUT, ranksApart, Window } from '../../osc/index.js';
-import { abortJob } from '../abort.js';
 import { expectUnpack } from '../buffer.js';
+import { describe } from '../describe.js';
 import type { Intracomm } from '../comm.js';
 import { Datatype, Datatypes } from '../datatype.js';
-import { Errhandler } from '../errhandler.js';
+import {
+  type AttrOwner, type CopyFn, type DeleteFn, createKeyval, deleteAllAttrs, deleteAttr, freeKeyval, getAttr, setAttr,
+} from '../attributes.js';
+import { Errhandler, type ErrhandlerFunction } from '../errhandler.js';
+import { type Info, checkInfo, getHints, setHints } from '../info.js';
 import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { Group } from '../group.js';
@@ -37,6 +41,7 @@ type ResultRequest = NonNullable<ReturnType<Window['operate']>>;
 
 export class Win {
   private freed = false;
+  private name = 'MPI_WIN';
   private errhandler: Errhandler = Errhandler.ERRORS_ARE_FATAL;
   /** Decodes and checks the arguments of each operation (buffers, the target triple, ops). */
   private readonly args: OperationArgs;
@@ -57,20 +62,20 @@ export class Win {
   }
 
   /** Collective: exposes `memory` (any typed array, DataView, Buffer or ArrayBuffer) to the group of `comm`. */
-  static Create(memory: BufferLike, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
+  static Create(memory: BufferLike, dispUnit = 1, info: InfoArg = null, comm?: Intracomm): Win {
     const c = comm ?? runtimeComm();
     const bytes = bytesOf(memory);
     if (bytes === null) {
       return c.fail('Win.Create', ErrorClass.ERR_BUFFER, 'memory must be a typed array, DataView, Buffer, ArrayBuffer or SharedArrayBuffer');
     }
-    return Win.make(c, 'Win.Create', { kind: 'create', bytes }, memory as ArrayBufferView, dispUnit, WIN_FLAVOR_CREATE);
+    return Win.make(c, 'Win.Create', { kind: 'create', bytes }, memory as ArrayBufferView, dispUnit, WIN_FLAVOR_CREATE, info);
   }
 
   /** Collective: allocates `size` bytes of window memory (see tomemory()). */
-  static Allocate(size: number, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
+  static Allocate(size: number, dispUnit = 1, info: InfoArg = null, comm?: Intracomm): Win {
     const c = comm ?? runtimeComm();
     if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
-    return Win.make(c, 'Win.Allocate', { kind: 'allocate', size }, null, dispUnit, WIN_FLAVOR_ALLOCATE);
+    return Win.make(c, 'Win.Allocate', { kind: 'allocate', size }, null, dispUnit, WIN_FLAVOR_ALLOCATE, info);
   }
 
   /**
@@ -78,7 +83,7 @@ export class Win {
    * all share memory: MPI.ERR_RMA_SHARED otherwise); Shared_query(rank) gives any rank's part
    * for plain loads and stores.
    */
-  static Allocate_shared(size: number, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
+  static Allocate_shared(size: number, dispUnit = 1, info: InfoArg = null, comm?: Intracomm): Win {
     const c = comm ?? runtimeComm();
     const call = 'Win.Allocate_shared';
     if (!Number.isSafeInteger(size) || size < 0) return c.fail(call, ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
@@ -87,7 +92,7 @@ export class Win {
       return c.fail(call, ErrorClass.ERR_RMA_SHARED, `world ranks ${apart.join(', ')} do not share memory with this rank ` +
         '(split the communicator with Split_type(MPI.COMM_TYPE_SHARED) first)');
     }
-    return Win.make(c, call, { kind: 'shared', size }, null, dispUnit, WIN_FLAVOR_SHARED);
+    return Win.make(c, call, { kind: 'shared', size }, null, dispUnit, WIN_FLAVOR_SHARED, info);
   }
 
   /**
@@ -95,10 +100,10 @@ export class Win {
    * address it by absolute address (MPI.Get_address at the target, sent to them), disp_unit 1.
    * Operations go through the target's agent, which finds the attached region.
    */
-  static Create_dynamic(_info: InfoArg = null, comm?: Intracomm): Win {
+  static Create_dynamic(info: InfoArg = null, comm?: Intracomm): Win {
     const c = comm ?? runtimeComm();
     const none = new Uint8Array(0);
-    return Win.make(c, 'Win.Create_dynamic', { kind: 'create', bytes: none }, none, 1, WIN_FLAVOR_DYNAMIC);
+    return Win.make(c, 'Win.Create_dynamic', { kind: 'create', bytes: none }, none, 1, WIN_FLAVOR_DYNAMIC, info);
   }
 
   /** Dynamic windows: exposes `memory` (local; no other rank takes part). */
@@ -127,8 +132,10 @@ export class Win {
 
   /** The window's group (two duplicates of `comm`), its memory, and the window layer below. */
   private static make(comm: Intracomm, call: string, placement: Placement, owner: ArrayBufferLike | ArrayBufferView | null,
-                      dispUnit: number, flavor: number): Win {
+                      dispUnit: number, flavor: number, info: InfoArg): Win {
     if (!Number.isInteger(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${dispUnit} must be a positive integer`);
+    const badInfo = checkInfo(info);
+    if (badInfo !== null) comm.fail(call, ErrorClass.ERR_INFO, badInfo);
     const world = runtime.requireRunning(call);
     const req = comm.Dup();
     const reply = comm.Dup();
@@ -139,7 +146,9 @@ export class Win {
       w = Window.create(world, group, placement.bytes, dispUnit, flavor === WIN_FLAVOR_DYNAMIC, settings, WINDOW_HOOKS);
     } else if (placement.kind === 'allocate') w = Window.allocate(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
     else w = Window.allocateShared(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
-    return new Win(w, req, owner ?? w.memory, dispUnit, flavor);
+    const win = new Win(w, req, owner ?? w.memory, dispUnit, flavor);
+    setHints(win, info);
+    return win;
   }
 
   /** [memory of `rank`'s part, its disp_unit]: plain loads and stores reach it (shared windows). */
@@ -174,16 +183,79 @@ export class Win {
       case WIN_CREATE_FLAVOR: return this.flavor;
       // One copy of the memory: direct access and the agent work on what the owner sees.
       case WIN_MODEL: return WIN_UNIFIED;
-      default: return null;
+      default: return getAttr(this.attrOwner(), keyval) as ArrayBufferView | null;
     }
   }
 
+  /** Stores value under a key of MPI.Win.Create_keyval (deleting the value it replaces). */
+  Set_attr(keyval: number, value: unknown): void {
+    this.live('Set_attr');
+    setAttr(this.attrOwner(), keyval, value);
+  }
+
+  /** Removes the attribute under keyval, calling the key's delete_fn. */
+  Delete_attr(keyval: number): void {
+    this.live('Delete_attr');
+    deleteAttr(this.attrOwner(), keyval);
+  }
+
+  /** A new attribute key for windows; Free and Delete_attr call delete_fn (windows are never copied). */
+  static Create_keyval(copy_fn?: CopyFn<Win> | boolean | null, delete_fn?: DeleteFn<Win> | null): number {
+    return createKeyval('Win', failStatic, copy_fn, delete_fn);
+  }
+
+  /** Frees a key (attributes already set keep it until deleted); returns MPI.KEYVAL_INVALID. */
+  static Free_keyval(keyval: number): number {
+    return freeKeyval('Win', failStatic, keyval);
+  }
+
+  private attrOwner(): AttrOwner {
+    return { kind: 'Win', obj: this, fail: (call, errorClass, message) => this.fail(call, errorClass, message) };
+  }
+
+  Get_name(): string {
+    return this.name;
+  }
+
+  Set_name(name: string): void {
+    this.live('Set_name');
+    if (typeof name !== 'string') this.fail('Set_name', ErrorClass.ERR_ARG, `name must be a string, got ${describe(name)}`);
+    this.name = name;
+  }
+
+  /** Sets the window's hints (tsmpi reads none yet; Get_info returns them). */
+  Set_info(info: InfoArg): void {
+    this.live('Set_info');
+    const bad = checkInfo(info);
+    if (bad !== null) this.fail('Set_info', ErrorClass.ERR_INFO, bad);
+    setHints(this, info);
+  }
+
+  /** A new MPI.Info with the window's hints. */
+  Get_info(): Info {
+    this.live('Get_info');
+    return getHints(this);
+  }
+
   Set_errhandler(handler: Errhandler): void {
+    this.live('Set_errhandler');
+    const refusal = Errhandler.refusal(handler, 'window');
+    if (refusal !== null) this.fail('Set_errhandler', ErrorClass.ERR_ARG, refusal);
     this.errhandler = handler;
   }
 
   Get_errhandler(): Errhandler {
     return this.errhandler;
+  }
+
+  /** A handler for windows that calls `fn(win, errorcode)`; the failing call then throws. */
+  static Create_errhandler(fn: ErrhandlerFunction<Win>): Errhandler {
+    return Errhandler.user('window', 'Win.Create_errhandler', fn);
+  }
+
+  /** Runs this window's handler for `errorcode` (a class or a code of MPI.Add_error_code). */
+  Call_errhandler(errorcode: number): void {
+    this.errhandler.call(this, `${this.name}.Call_errhandler`, errorcode, this.w.rank);
   }
 
   /** @internal Counters of the remote-put and gathered methods and of the lock's migrations (tests, benchmarks). */
@@ -503,6 +575,7 @@ export class Win {
       this.failWith('Free', e);
     }
     this.freed = true;
+    deleteAllAttrs(this);
   }
 
   // ---------------------------------------------------------------- checks and errors
@@ -549,8 +622,7 @@ export class Win {
   }
 
   private raise(exception: MPIException): never {
-    if (!this.errhandler.isFatal || runtime.phase !== 'running') throw exception;
-    return abortJob(1, `tsmpi: rank ${this.w.rank}: fatal error (MPI.ERRORS_ARE_FATAL): ${exception.message}`);
+    return this.errhandler.raise(this, exception, this.w.rank);
   }
 }
 
@@ -567,4 +639,8 @@ export function setDefaultComm(comm: Intracomm): void {
 }
 function runtimeComm(): Intracomm {
   return worldComm!;
+}
+
+function failStatic(call: string, errorClass: number, message: string): never {
+  throw new MPIException(errorClass, `MPI.Win.${call}: ${message}`);
 }
