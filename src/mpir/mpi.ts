@@ -84,6 +84,7 @@ function startWorldModel(call: string, level: number): number {
 
 function Finalize(): void {
   if (worldModel !== 'running') {
+    if (worldModel === 'finalized') throw new MPIException(ErrorClass.ERR_OTHER, 'MPI.Finalize: called after MPI.Finalize');
     runtime.requireRunning('MPI.Finalize');
     throw new MPIException(ErrorClass.ERR_OTHER, 'MPI.Finalize: called before MPI.Init (Sessions end with session.Finalize())');
   }
