@@ -27,12 +27,17 @@ class BsendBuffer implements CompletionListener {
 
   /** Waits until every buffered send has left, then returns the buffer. */
   detach(): BufferLike | null {
-    const world = runtime.requireRunning('MPI.Detach_buffer');
-    while (this.inFlight.size > 0) world.progress.step();
+    this.flush('MPI.Detach_buffer');
     const b = this.attached;
     this.attached = null;
     this.capacity = 0;
     return b;
+  }
+
+  /** MPI.Flush_buffer (MPI-4.1): waits until every buffered send has left; the buffer stays attached. */
+  flush(call: string): void {
+    const world = runtime.requireRunning(call);
+    while (this.inFlight.size > 0) world.progress.step();
   }
 
   /** A private copy of `bytes` for a buffered send, charged to the attached buffer (throws without prefix). */

@@ -131,6 +131,30 @@ export function isErrorClass(value: unknown): value is number {
   return typeof value === 'number' && (STRINGS[value] !== undefined || dynamicClassOf.get(value) === value);
 }
 
+/**
+ * MPI.Remove_error_class / code / string (MPI-4.1): why `code` cannot be removed, or null once it
+ * is. Only added numbers go; a class only once no added code is left in it.
+ */
+export function removeError(code: unknown, kind: 'class' | 'code' | 'string'): string | null {
+  const errorClass = typeof code === 'number' ? dynamicClassOf.get(code) : undefined;
+  if (errorClass === undefined) return 'is no class or code of MPI.Add_error_class / MPI.Add_error_code';
+  const isClass = errorClass === code;
+  if (kind === 'string') {
+    if (!dynamicStrings.delete(code as number)) return 'has no string of MPI.Add_error_string';
+    return null;
+  }
+  if (kind === 'class' && !isClass) return 'is an error code, not a class (use MPI.Remove_error_code)';
+  if (kind === 'code' && isClass) return 'is an error class, not a code (use MPI.Remove_error_class)';
+  if (kind === 'class') {
+    for (const [other, itsClass] of dynamicClassOf) {
+      if (itsClass === code && other !== code) return `still has code ${other} (remove its codes first)`;
+    }
+  }
+  dynamicClassOf.delete(code as number);
+  dynamicStrings.delete(code as number);
+  return null;
+}
+
 /** The class of an error code (a predefined code is its own class), or null for a number that is no code. */
 export function errorClassOf(code: unknown): number | null {
   if (typeof code !== 'number') return null;

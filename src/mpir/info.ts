@@ -1,6 +1,8 @@
-import { describe } from './buffer.js';
+import os from 'node:os';
+import { describe } from './describe.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
+import { runtime } from './runtime.js';
 
 /** Longest key and value of an Info object, in characters (MPICH's values). */
 export const MAX_INFO_KEY = 255;
@@ -108,6 +110,76 @@ export class Info {
   /** The entries as [key, value] pairs, in key order (mpi4py's Info.items()). */
   items(): Array<[string, string]> {
     return [...this.live('items')];
+  }
+
+  // mpi4py's mapping methods, over the same entries.
+
+  /** The value of key, or `fallback` when it is not set. */
+  get(key: string, fallback: string | null = null): string | null {
+    return this.live('get').get(Info.checkKey('get', key)) ?? fallback;
+  }
+
+  keys(): string[] {
+    return [...this.live('keys').keys()];
+  }
+
+  values(): string[] {
+    return [...this.live('values').values()];
+  }
+
+  /** Sets every entry of `other` (an Info, a Map, [key, value] pairs or a plain object). */
+  update(other: Info | Map<string, string> | Iterable<[string, string]> | Record<string, string>): void {
+    this.live('update');
+    const pairs = other instanceof Info ? other.items()
+      : other instanceof Map || Symbol.iterator in Object(other) ? [...(other as Iterable<[string, string]>)]
+        : typeof other === 'object' && other !== null ? Object.entries(other) : null;
+    if (pairs === null) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Info.update: other must be an Info, a Map, pairs or an object, got ${describe(other)}`);
+    for (const [k, v] of pairs) this.Set(k, v);
+  }
+
+  /** Removes key and returns its value; `fallback` (or MPI.ERR_INFO_NOKEY) when it is not set. */
+  pop(key: string, fallback?: string | null): string | null {
+    const entries = this.live('pop');
+    const value = entries.get(Info.checkKey('pop', key));
+    if (value === undefined) {
+      if (fallback !== undefined) return fallback;
+      throw new MPIException(ErrorClass.ERR_INFO_NOKEY, `MPI.Info.pop: key ${JSON.stringify(key)} is not set`);
+    }
+    entries.delete(key);
+    return value;
+  }
+
+  /** Removes and returns the last entry set (MPI.ERR_INFO_NOKEY when empty). */
+  popitem(): [string, string] {
+    const entries = this.live('popitem');
+    const last = [...entries].at(-1);
+    if (last === undefined) throw new MPIException(ErrorClass.ERR_INFO_NOKEY, 'MPI.Info.popitem: the Info object is empty');
+    entries.delete(last[0]);
+    return last;
+  }
+
+  copy(): Info {
+    return this.Dup();
+  }
+
+  clear(): void {
+    this.live('clear').clear();
+  }
+
+  /**
+   * MPI-4's MPI_INFO_ENV: how this process was started: `command` and `argv` (its script and
+   * arguments), `maxprocs` (the size of the job when MPI runs), `host`, `wdir` and `thread_level`.
+   */
+  static Create_env(args: readonly string[] | null = null): Info {
+    const info = Info.Create();
+    const argv = args ?? process.argv.slice(2);
+    info.Set('command', process.argv[1] ?? process.execPath);
+    if (argv.length > 0) info.Set('argv', argv.join(' ').slice(0, MAX_INFO_VAL));
+    if (runtime.phase === 'running') info.Set('maxprocs', String(runtime.requireRunning('MPI.Info.Create_env').size));
+    info.Set('host', os.hostname());
+    info.Set('wdir', process.cwd().slice(0, MAX_INFO_VAL));
+    info.Set('thread_level', 'MPI_THREAD_FUNNELED');
+    return info;
   }
 }
 

@@ -5,11 +5,16 @@ import { Win, setDefaultComm } from './rma/win.js';
 import { allocMem, freeMem } from './rma/alloc-mem.js';
 import { performance } from 'node:perf_hooks';
 import { COMM_NULL, Comm, Intracomm, selfCore, worldCore } from './comm.js';
-import { ErrorClass, addErrorClass, addErrorCode, addErrorString, errorClassOf, errorString } from './error-classes.js';
+import { ErrorClass } from './error-classes.js';
+import * as errorCalls from './error-calls.js';
 import { drainBeforeStop } from './comm-manage.js';
 import { describe } from './buffer.js';
 import { reduceLocal } from './reduce-local.js';
 import { Session } from './session.js';
+import { File } from './file.js';
+import { dynamicProcessCalls } from './dynamic.js';
+import './comm-missing.js';
+import { UNSUPPORTED, unsupportedCall } from './unsupported.js';
 import {
   THREAD_FUNNELED, THREAD_MULTIPLE, THREAD_PROVIDED, THREAD_SERIALIZED, THREAD_SINGLE, isThreadLevel, isThreadMain,
   refuseWorkerThread, threadLevelName,
@@ -120,6 +125,34 @@ function Detach_buffer(): BufferLike | null {
   return bsendBuffer.detach();
 }
 
+/** MPI-4.1: waits until every message buffered by Bsend/Ibsend has left the attached buffer. */
+function Flush_buffer(): void {
+  bsendBuffer.flush('MPI.Flush_buffer');
+}
+
+/** base + disp, as an address (MPI_Aint arithmetic: addresses are plain numbers here). */
+function Aint_add(base: number, disp: number): number {
+  return checkAddress('Aint_add', 'base', base) + checkAddress('Aint_add', 'disp', disp);
+}
+
+/** addr1 - addr2, as a displacement. */
+function Aint_diff(addr1: number, addr2: number): number {
+  return checkAddress('Aint_diff', 'addr1', addr1) - checkAddress('Aint_diff', 'addr2', addr2);
+}
+
+function checkAddress(call: string, what: string, value: unknown): number {
+  if (!Number.isSafeInteger(value)) throw new MPIException(ErrorClass.ERR_ARG, `MPI.${call}: ${what} must be an integer address, got ${describe(value)}`);
+  return value as number;
+}
+
+/**
+ * The profiling interface's control (MPI_Pcontrol): tsmpi has no profiling library to steer, so
+ * the call accepts any level and does nothing, as the standard allows.
+ */
+function Pcontrol(level: number): void {
+  if (!Number.isInteger(level)) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Pcontrol: level must be an integer, got ${describe(level)}`);
+}
+
 function Get_processor_name(): string {
   runtime.requireRunning('MPI.Get_processor_name');
   return os.hostname();
@@ -150,40 +183,6 @@ function Get_library_version(): string {
     `devices ch_shmem, ch_sci, ch_ucx; thread level ${threadLevelName(THREAD_PROVIDED)}) on Node.js ${process.version}`;
 }
 
-/** A new error class (numbered above MPI.ERR_LASTCODE); COMM_WORLD's MPI.LASTUSEDCODE follows it. */
-function Add_error_class(): number {
-  return addErrorClass();
-}
-
-/** A new error code in `errorclass` (a predefined class or one of Add_error_class). */
-function Add_error_code(errorclass: number): number {
-  const code = addErrorCode(errorclass);
-  if (code === null) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Add_error_code: errorclass ${describe(errorclass)} is no error class`);
-  return code;
-}
-
-/** The string of an added class or code (what Get_error_string and exception messages give). */
-function Add_error_string(errorcode: number, string: string): void {
-  if (typeof string !== 'string') throw new MPIException(ErrorClass.ERR_ARG, `MPI.Add_error_string: string must be a string, got ${describe(string)}`);
-  if (!addErrorString(errorcode, string)) {
-    throw new MPIException(ErrorClass.ERR_ARG, `MPI.Add_error_string: errorcode ${describe(errorcode)} is no class or code ` +
-      'of MPI.Add_error_class / MPI.Add_error_code (predefined strings cannot change)');
-  }
-}
-
-/** The class of an error code. */
-function Get_error_class(errorcode: number): number {
-  const errorClass = errorClassOf(errorcode);
-  if (errorClass === null) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Get_error_class: errorcode ${describe(errorcode)} is no error code`);
-  return errorClass;
-}
-
-/** The text of an error class or code. */
-function Get_error_string(errorcode: number): string {
-  if (errorClassOf(errorcode) === null) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Get_error_string: errorcode ${describe(errorcode)} is no error code`);
-  return errorString(errorcode);
-}
-
 /** The public MPI namespace; names, argument order and defaults follow mpi4py. */
 export const MPI = {
   Init,
@@ -199,11 +198,16 @@ export const MPI = {
   Session,
   Get_version,
   Get_library_version,
-  Add_error_class,
-  Add_error_code,
-  Add_error_string,
-  Get_error_class,
-  Get_error_string,
+  ...errorCalls,
+  Flush_buffer,
+  Iflush_buffer: unsupportedCall('MPI.Iflush_buffer', UNSUPPORTED.iflush),
+  Aint_add,
+  Aint_diff,
+  Pcontrol,
+  Get_hw_resource_info: unsupportedCall('MPI.Get_hw_resource_info', UNSUPPORTED.hwInfo),
+  Register_datarep: unsupportedCall('MPI.Register_datarep', UNSUPPORTED.io),
+  File,
+  ...dynamicProcessCalls,
   Reduce_local: (inbuf: BufSpec, inoutbuf: BufSpec, op: Op = Ops.SUM): void => {
     if (!(op instanceof Op)) throw new MPIException(ErrorClass.ERR_OP, `MPI.Reduce_local: op must be an MPI.Op, got ${describe(op)}`);
     reduceLocal('MPI.Reduce_local', inbuf, inoutbuf, op);

@@ -1,0 +1,38 @@
+import { ErrorClass } from './error-classes.js';
+import { MPIException } from './exception.js';
+
+/**
+ * The calls tsmpi has but does not implement. Each exists (never an undefined property), raises
+ * MPI.ERR_UNSUPPORTED_OPERATION naming itself and why, and the README's "Missing" lists it
+ * (test/docs/api-names.test.ts keeps the two in step: every call here raises and is listed).
+ */
+export const UNSUPPORTED = {
+  /** Parallel I/O (issue 18). */
+  io: 'MPI-IO is not implemented yet: MPI.File, its operations and data representations',
+  /** Dynamic processes (issue 18). */
+  dynamic: 'dynamic processes are not implemented yet (Spawn, ports, name publishing, Join)',
+  /** MPI-4.1's buffers of one communicator or session, beside MPI.Attach_buffer's. */
+  localBuffers: "buffers attached to one communicator or session (MPI-4.1) are not implemented; use MPI.Attach_buffer",
+  /** User-Level Failure Mitigation (MPIX_ in MPICH, not in MPI-4). */
+  ulfm: 'fault tolerance (ULFM: Revoke, Shrink, Agree, failure acknowledgement) is not implemented',
+  /** Generalized requests. */
+  grequest: 'generalized requests (MPI.Grequest) are not implemented',
+  /** A non-blocking flush of the attached buffer. */
+  iflush: 'a non-blocking flush of the attached buffer is not implemented; MPI.Flush_buffer blocks until it is empty',
+  /** MPI-4.1's hardware resource query. */
+  hwInfo: 'the hardware resource query of MPI-4.1 is not implemented; Split_type(MPI.COMM_TYPE_HW_GUIDED) knows mpi_shared_memory',
+} as const;
+
+/** Every call that raises, by name ('MPI.File.Open', 'Comm.Spawn', ...), for the README test. */
+export const unsupportedCalls = new Set<string>();
+
+/** Raises for `call`, one of the calls above. */
+export function unsupported(call: string, why: string): never {
+  throw new MPIException(ErrorClass.ERR_UNSUPPORTED_OPERATION, `${call}: ${why} (README: Missing)`);
+}
+
+/** A function that raises for `call` whatever its arguments; registered for the README test. */
+export function unsupportedCall(call: string, why: string): (...args: unknown[]) => never {
+  unsupportedCalls.add(call);
+  return () => unsupported(call, why);
+}
