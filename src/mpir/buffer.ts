@@ -1,6 +1,7 @@
 import { Datatype, Datatypes, inferDatatype } from './datatype.js';
 import { ErrorClass } from './error-classes.js';
 import { type DirectData, directData } from './dtype/direct.js';
+import { userView } from './dtype/user-view.js';
 
 /**
  * Decoding of every buffer argument form of API.md, in one place:
@@ -130,7 +131,7 @@ function decodeNonContiguous(data: ArrayBufferView | ArrayBufferLike, available:
     out.bytes = EMPTY;
     return true;
   }
-  const user = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, available) : new Uint8Array(data, 0, available);
+  const user = userView(data, available);
   const bytes = count * dt.size;
   // Dropped with the engine request (sends), or after finishUnpack / dropUnpack (receives).
   const tmp = new Uint8Array(bytes);
