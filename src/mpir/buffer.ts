@@ -1,7 +1,7 @@
 import { Datatype, Datatypes, inferDatatype } from './datatype.js';
 import { ErrorClass } from './error-classes.js';
 import { type DirectData, directData } from './dtype/direct.js';
-import { userView } from './dtype/user-view.js';
+import { userView, VIEW_BYTES_MAX } from './dtype/user-view.js';
 
 /**
  * Decoding of every buffer argument form of API.md, in one place:
@@ -105,6 +105,10 @@ export function decodeBuffer(arg: unknown, out: BufferSpec, nonContiguous: NonCo
   const bytes = count * dt.size;
   if (bytes > available) {
     return fail(out, ErrorClass.ERR_BUFFER, `${count} x ${dt.name} (${bytes} bytes) does not fit a buffer of ${available} bytes`);
+  }
+  if (bytes > VIEW_BYTES_MAX) {
+    return fail(out, ErrorClass.ERR_COUNT, `${count} x ${dt.name} is ${bytes} bytes; contiguous data is at most ${VIEW_BYTES_MAX} ` +
+      'bytes (4 GiB, the longest byte view Node makes): send it in parts');
   }
   out.bytes = byteView(data, bytes);
   out.count = count;

@@ -4,6 +4,7 @@
 // only the pages the blocks touch take memory).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { BufferSpec, decodeBuffer } from '../../../src/mpir/buffer.js';
 import { Datatype, Datatypes } from '../../../src/mpir/datatype.js';
 import { VIEW_BYTES_MAX } from '../../../src/mpir/dtype/user-view.js';
 import { ErrorClass } from '../../../src/mpir/error-classes.js';
@@ -105,5 +106,17 @@ describe('Pack and Unpack past 4 GiB of memory', () => {
     const back = new Int32Array(into);
     assert.deepEqual(at.map((w) => back[w]), at.map((_, i) => 1000 + i));
     assert.equal(back[G4 / 4 + 1], 0, 'nothing written between the blocks');
+  });
+});
+
+describe('message buffers past 4 GiB', () => {
+  it('contiguous data up to 4 GiB is one byte view; beyond, MPI.ERR_COUNT says to send it in parts', () => {
+    const memory = new ArrayBuffer(G4 + 8);
+    const spec = new BufferSpec();
+    assert.ok(decodeBuffer([memory, G4, BYTE], spec, 'direct'));
+    assert.equal(spec.bytes.length, G4);
+    assert.equal(decodeBuffer([new Float64Array(memory), G4 / 8 + 1, DOUBLE], spec, 'direct'), false);
+    assert.equal(spec.errorClass, ErrorClass.ERR_COUNT);
+    assert.match(spec.error, /536870913 x MPI_DOUBLE is 4294967304 bytes; contiguous data is at most 4294967296 bytes .*send it in parts/);
   });
 });
