@@ -277,16 +277,17 @@ ucs_status_t OnAmMessage(void* arg, const void* header, size_t headerLength, voi
   auto* w = static_cast<Worker*>(arg);
   bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
   bool persistent = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) != 0;
-  // Our peers send at most kMaxHeader bytes of header and 2^32 - 1 of payload; anything else
-  // is not ours. A rendezvous sender learns it from its completion status.
-  if (headerLength > kMaxHeader || length > UINT32_MAX) {
+  // Our peers send at most kMaxHeader bytes of header, eager payloads below 4 GiB (mpid's eager
+  // limit is far lower) and rendezvous messages of up to kMaxMessageBytes; anything else is not
+  // ours. A rendezvous sender learns it from its completion status.
+  if (headerLength > kMaxHeader || length > (rndv ? kMaxMessageBytes : UINT32_MAX)) {
     Drop(w);
     return rndv ? UCS_ERR_EXCEEDS_LIMIT : UCS_OK;
   }
   auto hlen = static_cast<uint32_t>(headerLength);
-  auto len = static_cast<uint32_t>(length);
+  size_t len = length;
   if (!rndv && len <= w->inlineMax && !(persistent && len >= w->heldMin)) {
-    w->inbox.Put(kRecMsg, header, hlen, data, len, len, 0);
+    w->inbox.Put(kRecMsg, header, hlen, data, static_cast<uint32_t>(len), len, 0);
     return UCS_OK;
   }
   uint32_t flags;

@@ -38,6 +38,7 @@ Napi::Value Layout(const Napi::CallbackInfo& info) {
   set("recDesc", kRecDesc);
   set("recWrap", kRecWrap);
   set("recordHeaderBytes", kRecordHeaderBytes);
+  set("recLengthHighShift", kRecLengthHighShift);
   set("descRndv", kDescRndv);
   set("descData", kDescData);
   set("descCopy", kDescCopy);

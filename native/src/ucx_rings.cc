@@ -44,9 +44,10 @@ uint8_t* Inbox::Reserve(uint32_t need) {
 }
 
 void Inbox::Put(uint32_t kindFlags, const void* header, uint32_t headerLen, const void* payload, uint32_t payloadLen,
-                uint32_t messageLen, uint32_t descId) {
+                uint64_t messageLen, uint32_t descId) {
   uint32_t need = kRecordHeaderBytes + Pad8(headerLen) + Pad8(payloadLen);
-  uint32_t words[4] = {kindFlags, headerLen, messageLen, descId};
+  uint32_t lengthHigh = static_cast<uint32_t>(messageLen >> 32) << kRecLengthHighShift;
+  uint32_t words[4] = {kindFlags | lengthHigh, headerLen, static_cast<uint32_t>(messageLen), descId};
   uint8_t* at = spill_.empty() ? Reserve(need) : nullptr;
   std::vector<uint8_t> spilled;
   if (at == nullptr) {

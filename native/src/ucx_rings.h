@@ -19,9 +19,11 @@
 //   9 CQ_SLOTS      the completion queue's slots (a power of two)
 //
 // inbox: records at 8-byte aligned offsets (offset = counter & (size - 1)), never wrapping:
-//   word 0  kind (low 8 bits: REC_MSG, REC_DESC or REC_WRAP) | flags (DESC_* for REC_DESC)
+//   word 0  kind (low 8 bits: REC_MSG, REC_DESC or REC_WRAP) | flags (DESC_* for REC_DESC,
+//           bits 8-15) | bits 16-31: bits 32-47 of the length in word 2 (a rendezvous message
+//           may pass 4 GiB; a record never does)
 //   word 1  header bytes
-//   word 2  payload bytes (REC_DESC: the message's length, held by the descriptor)
+//   word 2  payload bytes, bits 0-31 (REC_DESC: the message's length, held by the descriptor)
 //   word 3  descriptor id (REC_DESC), for ucxAmRecv / ucxAmDiscard
 //   then the header, padded to 8 bytes, then (REC_MSG) the payload, padded to 8 bytes.
 //   REC_WRAP: nothing more; the next record is at offset 0.
@@ -59,6 +61,9 @@ constexpr uint32_t kRecMsg = 1;
 constexpr uint32_t kRecDesc = 2;
 constexpr uint32_t kRecWrap = 3;
 constexpr uint32_t kRecordHeaderBytes = 16;
+constexpr uint32_t kRecLengthHighShift = 16;
+// Longest message a record can announce: 48 bits of length.
+constexpr uint64_t kMaxMessageBytes = (uint64_t{1} << 48) - 1;
 
 constexpr uint32_t kDescRndv = 1u << 8;  // rendezvous: ucxAmRecv moves it zero-copy from the sender
 constexpr uint32_t kDescData = 1u << 9;  // eager data UCX keeps for us
@@ -84,7 +89,7 @@ class Inbox {
   // payload bytes). Goes to the native spill when the ring has no room or older records wait
   // there (order is kept).
   void Put(uint32_t kindFlags, const void* header, uint32_t headerLen, const void* payload, uint32_t payloadLen,
-           uint32_t messageLen, uint32_t descId);
+           uint64_t messageLen, uint32_t descId);
 
   // Moves spilled records into the ring while they fit; returns how many moved.
   uint32_t Drain();

@@ -19,6 +19,9 @@ import { ShortRingReceiver, ShortRingSender, type ShortVisit, regionBytes } from
 
 const trace = createDebug('tsmpi:sci');
 
+/** Where a device control message keeps its kind in the scratch and in a queued copy: after the carried words. */
+const CONTROL_KIND_WORD = HEADER_WORDS;
+
 /** Bytes of an eager-slice notice on the short ring: offset, token, length. */
 const SLICE_NOTICE_BYTES = 12;
 
@@ -71,7 +74,7 @@ export class SciDevice implements Device {
   private readonly staticBuffers: number;
   private readonly staticBufferBytes: number;
   /** Scratch for the device's own control messages and for the eager-slice notice. */
-  private readonly ctlHdr = new Int32Array(HEADER_WORDS);
+  private readonly ctlHdr = new Int32Array(CONTROL_KIND_WORD + 1);
   private readonly notice = new Uint8Array(SLICE_NOTICE_BYTES);
   private readonly noticeWords = new Int32Array(this.notice.buffer);
   private relay: InterruptRelay | null = null;
@@ -101,7 +104,7 @@ export class SciDevice implements Device {
     this.threadMode = config.progress === 'thread';
     this.rndv = new PoolRendezvous(config, this.cache, this.counters, pool.map.bytes, dma,
       { cells: doorbell.cells, index: doorbell.index }, {
-        sendControl: (p, kind, a, b, c, d, e) => this.sendControl(p, kind, a, b, c, d, e),
+        sendControl: (p, kind, a, b, c, d, e, f) => this.sendControl(p, kind, a, b, c, d, e, f),
         pushComplete: (rreqId) => this.sink!.onPushComplete(rreqId),
       });
   }
@@ -270,17 +273,19 @@ export class SciDevice implements Device {
   }
 
   /**
-   * Device control message (carried words 0..4, see peer.ts); queued when the ring is full and
-   * sent by the next poll. Word 5 holds the kind, so that a queued copy knows it.
+   * Device control message (carried words 0..5, see peer.ts); queued when the ring is full and
+   * sent by the next poll. The scratch's word after the carried ones holds the kind, so that a
+   * queued copy knows it.
    */
-  private sendControl(p: Peer, kind: number, a: number, b: number, c: number, d: number, e: number): void {
+  private sendControl(p: Peer, kind: number, a: number, b: number, c: number, d: number, e: number, f: number): void {
     const h = this.ctlHdr;
     h[0] = a;
     h[1] = b;
     h[2] = c;
     h[3] = d;
     h[4] = e;
-    h[5] = kind;
+    h[5] = f;
+    h[CONTROL_KIND_WORD] = kind;
     if (p.pendingControls.length === 0 && p.out.send(kind, h, null, 0, 0)) {
       this.notify(p);
       return;
@@ -290,8 +295,9 @@ export class SciDevice implements Device {
 
   private flushControls(p: Peer): number {
     let n = 0;
-    // A queued message keeps its kind in its last word (sendControl).
-    while (p.pendingControls.length > 0 && p.out.send(p.pendingControls[0]![5]!, p.pendingControls[0]!, null, 0, 0)) {
+    while (p.pendingControls.length > 0) {
+      const h = p.pendingControls[0]!;
+      if (!p.out.send(h[CONTROL_KIND_WORD]!, h, null, 0, 0)) break;
       p.pendingControls.shift();
       n++;
     }

@@ -7,7 +7,8 @@ import type { ShortRingReceiver, ShortRingSender, ShortVisit } from './short-rin
  *   KIND_PACKET       mpid's opaque header; payload inline
  *   KIND_EAGER_SLICE  mpid's opaque header; the payload lies in our slice of the receiver's eager
  *                     segment: the ring payload names where (offset, token, length; 3 words)
- *   KIND_BLOCK_READY  sender → receiver  words 0..4: rreq, stream offset, bytes, pool offset, last of round
+ *   KIND_BLOCK_READY  sender → receiver  words 0..5: rreq, stream offset (low 32 bits, high bits:
+ *                     a message passes 4 GiB), bytes, pool offset, last of round
  *   KIND_OK_TO_SEND   receiver → sender  words 0..2: rreq, pool offset, bytes granted (rounds after
  *                     the first, whose grant rides on mpid's clear-to-send: attachGrant)
  */

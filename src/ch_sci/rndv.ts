@@ -9,6 +9,8 @@ import {
 } from './peer.js';
 import { type Resource, type ResourceCache, writeChecked } from './resources.js';
 
+const TWO_32 = 0x100000000;
+
 /** DMA sizes are multiples of this (SCI_Q_ADAPTER_DMA_SIZE_ALIGNMENT of the emulation). */
 export const DMA_ALIGN = 8;
 
@@ -21,7 +23,7 @@ export interface Dma {
 
 /** What the rendezvous needs of the device: its control messages and the engine's completion. */
 export interface RndvHost {
-  sendControl(p: Peer, kind: number, a: number, b: number, c: number, d: number, e: number): void;
+  sendControl(p: Peer, kind: number, a: number, b: number, c: number, d: number, e: number, f: number): void;
   pushComplete(rreqId: number): void;
 }
 
@@ -193,7 +195,8 @@ export class PoolRendezvous {
 
   private announceBlock(push: Push, at: number, n: number): void {
     const last = push.grantLeft === n || push.sent + n === push.total ? 1 : 0;
-    this.host.sendControl(push.peer, KIND_BLOCK_READY, push.rreqId, push.sent, n, at, last);
+    const high = Math.floor(push.sent / TWO_32);
+    this.host.sendControl(push.peer, KIND_BLOCK_READY, push.rreqId, push.sent - high * TWO_32, high, n, at, last);
     push.sent += n;
     push.roundPos += n;
     push.grantLeft -= n;
@@ -203,9 +206,9 @@ export class PoolRendezvous {
   /** Receiver: a block is in our pool; copy (or unpack) it out, grant the next round after the last. */
   onBlockReady(p: Peer, w: Int32Array, at: number): void {
     const rreq = w[at]!;
-    const from = w[at + 1]!;
-    const n = w[at + 2]!;
-    const poolOff = w[at + 3]!;
+    const from = w[at + 2]! * TWO_32 + (w[at + 1]! >>> 0);
+    const n = w[at + 3]!;
+    const poolOff = w[at + 4]!;
     const x = this.expects.get(rreq)!;
     const fits = Math.max(0, Math.min(n, x.fits - from));
     if (fits > 0) {
@@ -219,9 +222,9 @@ export class PoolRendezvous {
       this.host.pushComplete(rreq);
       return;
     }
-    if (w[at + 4] === 1) {
+    if (w[at + 5] === 1) {
       this.host.sendControl(p, KIND_OK_TO_SEND, rreq, x.part * this.config.rndvBytes,
-        Math.min(x.total - x.received, this.config.rndvBytes), 0, 0);
+        Math.min(x.total - x.received, this.config.rndvBytes), 0, 0, 0);
     }
   }
 

@@ -7,7 +7,7 @@ import {
 } from '../mpid/device.js';
 import { type ShmemConfig, singleCopyFor } from './config.js';
 import {
-  CHUNK_ENTRY_WORDS, CHUNK_FLAG, CHUNK_LEN, CHUNK_OFFSET, CHUNK_RREQ, CHUNK_TABLE, CONS_EAGER, CONS_SLOTS,
+  CHUNK_ENTRY_WORDS, CHUNK_FLAG, CHUNK_INDEX, CHUNK_LEN, CHUNK_RREQ, CHUNK_TABLE, CONS_EAGER, CONS_SLOTS,
   FRAME_BYTES, F_HEADER, F_INFO, INFO_IN_EAGER_RING, INFO_LEN_MASK, INFO_SKIP, PairLayout, SLOT_BYTES, SLOT_WORDS,
 } from './layout.js';
 import type { RankSegment } from './rank-segment.js';
@@ -435,7 +435,7 @@ export class ShmemDevice implements Device {
         else copyBytes(push.source, push.sent, bytes, to, n);
         words[entry + CHUNK_RREQ] = push.rreqId;
         words[entry + CHUNK_LEN] = n;
-        words[entry + CHUNK_OFFSET] = push.sent;
+        words[entry + CHUNK_INDEX] = push.sent / this.config.bounceChunk;
         Atomics.store(words, entry + CHUNK_FLAG, 1);
         this.chunkWrite[peer] = this.chunkWrite[peer]! + 1;
         push.sent += n;
@@ -467,7 +467,7 @@ export class ShmemDevice implements Device {
         if (Atomics.load(words, entry + CHUNK_FLAG) === 0) break;
         const rreqId = words[entry + CHUNK_RREQ]!;
         const len = words[entry + CHUNK_LEN]!;
-        const offset = words[entry + CHUNK_OFFSET]!;
+        const offset = words[entry + CHUNK_INDEX]! * this.config.bounceChunk;
         const x = expected.get(rreqId)!;
         const fits = Math.max(0, Math.min(len, x.fits - offset));
         const from = base + this.layout.bounceOffset + index * this.config.bounceChunk;

@@ -12,7 +12,10 @@ import type { ShmemConfig } from './config.js';
  *
  *   pair region of sender s:
  *   +0                  consumer line: CONS_SLOTS, CONS_EAGER (written by the receiver only)
- *   +128                bounce chunk table: per chunk FLAG, RREQ, LEN, OFFSET (4 words)
+ *   +128                bounce chunk table: per chunk FLAG, RREQ, LEN, INDEX (4 words); INDEX
+ *                       is the chunk's place in its transfer, whose bytes it holds from INDEX x
+ *                       bounceChunk on: a byte offset would pass 2^31 in a 2 GiB message, a
+ *                       chunk number only in an 8 TiB one
  *   +256                ring: `slots` x 128 B; a packet starts with its frame (below), stored
  *                       last, and its payload follows inline or lies in the eager ring
  *   +256 + ring         eager ring: `eagerBytes`, written in FIFO order, wraps to 0 when a
@@ -28,7 +31,7 @@ export const CHUNK_TABLE = 128;
 export const CHUNK_FLAG = 0;
 export const CHUNK_RREQ = 1;
 export const CHUNK_LEN = 2;
-export const CHUNK_OFFSET = 3;
+export const CHUNK_INDEX = 3;
 export const CHUNK_ENTRY_WORDS = 4;
 const RING = 256;
 

@@ -4,7 +4,7 @@ import { TsmpiError } from '../common/errors.js';
 import {
   addon, UCS_ERR_ENDPOINT_TIMEOUT, UCS_ERR_NO_RESOURCE, UCX_CQ_ENTRY_WORDS, UCX_CQ_EP_FAILED, UCX_CQ_RECV, UCX_CQ_SEND, UCX_CTL_CQ_HEAD,
   UCX_CTL_CQ_TAIL, UCX_CTL_INBOX_HEAD, UCX_CTL_INBOX_TAIL, UCX_DESC_DATA, UCX_DESC_RNDV, UCX_REC_DESC, UCX_REC_KIND_MASK, UCX_REC_MSG,
-  UCX_REC_WRAP, UCX_RECORD_HEADER_BYTES, UCX_SEND_EAGER, UCX_SEND_IMMEDIATE, UCX_SEND_RNDV, type UcxContext,
+  UCX_REC_LENGTH_HIGH_SHIFT, UCX_REC_WRAP, UCX_RECORD_HEADER_BYTES, UCX_SEND_EAGER, UCX_SEND_IMMEDIATE, UCX_SEND_RNDV, type UcxContext,
   type UcxEndpoint, type UcxWorkerRings,
 } from '../native/addon.js';
 import {
@@ -439,7 +439,7 @@ export class UcxDevice implements Device {
           const d = this.arrivingDesc;
           d[DESC_ID] = descId;
           d[DESC_LEN_LO] = len;
-          d[DESC_LEN_HI] = 0;
+          d[DESC_LEN_HI] = kindFlags >>> UCX_REC_LENGTH_HIGH_SHIFT;
           this.sink!.onPacket(src, words, f + FRAME_HDR, this.arrivingDescBytes, 0, DESC_WORDS * 4);
         } else if ((kindFlags & UCX_DESC_DATA) !== 0) {
           // Eager data UCX keeps for us: mpid reads it in place, then UCX has it back.

@@ -6,7 +6,7 @@ import {
 } from './device.js';
 import {
   FLAG_SYNC, HDR_WORDS, PKT_ACK, PKT_CANCEL, PKT_CANCEL_OK, PKT_CTS, PKT_EAGER, PKT_FIN, PKT_RTS,
-  W_CTX, W_LEN, W_RREQ, W_SRC, W_SREQ, W_TAG, W_TYPE, writeControlHeader, writeMessageHeader,
+  W_CTX, W_RREQ, W_SRC, W_SREQ, W_TAG, W_TYPE, packetLength, writeControlHeader, writeMessageHeader,
 } from './hdr/packet.js';
 import { MatchQueues } from './match-queue.js';
 import { describePending, type PendingOperation } from './pending.js';
@@ -407,7 +407,7 @@ export class Engine implements PacketSink {
     const ctx = hdr[at + W_CTX]!;
     const src = hdr[at + W_SRC]!;
     const tag = hdr[at + W_TAG]!;
-    const msgLen = hdr[at + W_LEN]!;
+    const msgLen = packetLength(hdr, at);
     const sreq = hdr[at + W_SREQ]!;
     const r = this.queues.takePosted(ctx, src, tag);
     if (MATCH_TRACE) traceArrival(ctx, src, tag, msgLen, info & 0xff, r);

@@ -2,6 +2,7 @@ import { Datatype, Datatypes, inferDatatype } from './datatype.js';
 import { describe } from './describe.js';
 import { ErrorClass } from './error-classes.js';
 import { type DirectData, directData } from './dtype/direct.js';
+import { userView, VIEW_BYTES_MAX } from './dtype/user-view.js';
 
 /**
  * Decoding of every buffer argument form of API.md, in one place:
@@ -106,6 +107,10 @@ export function decodeBuffer(arg: unknown, out: BufferSpec, nonContiguous: NonCo
   if (bytes > available) {
     return fail(out, ErrorClass.ERR_BUFFER, `${count} x ${dt.name} (${bytes} bytes) does not fit a buffer of ${available} bytes`);
   }
+  if (bytes > VIEW_BYTES_MAX) {
+    return fail(out, ErrorClass.ERR_COUNT, `${count} x ${dt.name} is ${bytes} bytes; contiguous data is at most ${VIEW_BYTES_MAX} ` +
+      'bytes (4 GiB, the longest byte view Node makes): send it in parts');
+  }
   out.bytes = byteView(data, bytes);
   out.count = count;
   out.datatype = dt;
@@ -131,7 +136,7 @@ function decodeNonContiguous(data: ArrayBufferView | ArrayBufferLike, available:
     out.bytes = EMPTY;
     return true;
   }
-  const user = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, available) : new Uint8Array(data, 0, available);
+  const user = userView(data, available);
   const bytes = count * dt.size;
   // Dropped with the engine request (sends), or after finishUnpack / dropUnpack (receives).
   const tmp = new Uint8Array(bytes);

@@ -3,7 +3,7 @@ import {
 } from './attributes.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
-import { checkCount, checkDatarep } from './dtype/checks.js';
+import { checkBounds, checkCount, checkDatarep } from './dtype/checks.js';
 import { COMBINER_DARRAY, COMBINER_NAMED, COMBINER_RESIZED, COMBINER_SUBARRAY, ORDER_C } from './dtype/combiners.js';
 import * as make from './dtype/constructors.js';
 import { darray } from './dtype/darray.js';
@@ -214,7 +214,7 @@ export class Datatype {
   /** A new type with the same type map (committed if this one is). */
   Dup(): Datatype {
     this.usable('Dup');
-    const t = derivedType(make.dup(this));
+    const t = derivedType('Dup', make.dup(this));
     if (this.isCommitted) t.committed = true;
     copyAttrs(this, t);
     return t;
@@ -222,42 +222,42 @@ export class Datatype {
 
   Create_contiguous(count: number): Datatype {
     this.usable('Create_contiguous');
-    return derivedType(make.contiguous(this, count));
+    return derivedType('Create_contiguous', make.contiguous(this, count));
   }
 
   Create_vector(count: number, blocklength: number, stride: number): Datatype {
     this.usable('Create_vector');
-    return derivedType(make.vector(this, count, blocklength, stride));
+    return derivedType('Create_vector', make.vector(this, count, blocklength, stride));
   }
 
   Create_hvector(count: number, blocklength: number, stride: number): Datatype {
     this.usable('Create_hvector');
-    return derivedType(make.hvector(this, count, blocklength, stride));
+    return derivedType('Create_hvector', make.hvector(this, count, blocklength, stride));
   }
 
   Create_indexed(blocklengths: ArrayLike<number>, displacements: ArrayLike<number>): Datatype {
     this.usable('Create_indexed');
-    return derivedType(make.indexed(this, blocklengths, displacements));
+    return derivedType('Create_indexed', make.indexed(this, blocklengths, displacements));
   }
 
   Create_hindexed(blocklengths: ArrayLike<number>, displacements: ArrayLike<number>): Datatype {
     this.usable('Create_hindexed');
-    return derivedType(make.hindexed(this, blocklengths, displacements));
+    return derivedType('Create_hindexed', make.hindexed(this, blocklengths, displacements));
   }
 
   Create_indexed_block(blocklength: number, displacements: ArrayLike<number>): Datatype {
     this.usable('Create_indexed_block');
-    return derivedType(make.indexedBlock(this, blocklength, displacements));
+    return derivedType('Create_indexed_block', make.indexedBlock(this, blocklength, displacements));
   }
 
   Create_hindexed_block(blocklength: number, displacements: ArrayLike<number>): Datatype {
     this.usable('Create_hindexed_block');
-    return derivedType(make.hindexedBlock(this, blocklength, displacements));
+    return derivedType('Create_hindexed_block', make.hindexedBlock(this, blocklength, displacements));
   }
 
   /** `count` blocks of `blocklengths[i]` elements of `types[i]` at byte displacements `displacements[i]`. */
   static Create_struct(blocklengths: ArrayLike<number>, displacements: ArrayLike<number>, types: ArrayLike<Datatype>): Datatype {
-    return derivedType(make.struct(blocklengths, displacements, types, usableDatatype));
+    return derivedType('Create_struct', make.struct(blocklengths, displacements, types, usableDatatype));
   }
 
   /**
@@ -266,7 +266,7 @@ export class Datatype {
    */
   Create_subarray(sizes: ArrayLike<number>, subsizes: ArrayLike<number>, starts: ArrayLike<number>, order: number = ORDER_C): Datatype {
     this.usable('Create_subarray');
-    return derivedType(make.subarray(this, sizes, subsizes, starts, order));
+    return derivedType('Create_subarray', make.subarray(this, sizes, subsizes, starts, order));
   }
 
   /**
@@ -276,13 +276,13 @@ export class Datatype {
   Create_darray(size: number, rank: number, gsizes: ArrayLike<number>, distribs: ArrayLike<number>,
                 dargs: ArrayLike<number>, psizes: ArrayLike<number>, order: number = ORDER_C): Datatype {
     this.usable('Create_darray');
-    return derivedType(darray(this, size, rank, gsizes, distribs, dargs, psizes, order));
+    return derivedType('Create_darray', darray(this, size, rank, gsizes, distribs, dargs, psizes, order));
   }
 
   /** The same type map with lower bound `lb` and extent `extent` (bytes). */
   Create_resized(lb: number, extent: number): Datatype {
     this.usable('Create_resized');
-    return derivedType(make.resized(this, lb, extent));
+    return derivedType('Create_resized', make.resized(this, lb, extent));
   }
 
   // --------------------------------------------------------------- packing
@@ -360,8 +360,10 @@ export class Datatype {
 }
 
 /** A derived type of `d`, uncommitted (its kind is the basic kind it is made of, or 'packed' when it mixes several). */
-function derivedType(d: Derivation): Datatype {
-  return new Datatype(derivedName(d), d.size, kindOf(d.flat), false, d);
+function derivedType(call: string, d: Derivation): Datatype {
+  const name = derivedName(d);
+  checkBounds(call, name, d);
+  return new Datatype(name, d.size, kindOf(d.flat), false, d);
 }
 
 /** Whether `t` is a datatype a struct may be made of (MPI.ERR_TYPE if it has been freed). */

@@ -416,7 +416,8 @@ export const UCX_CONTROL_WORDS = 16;
 
 /**
  * Inbox records, at 8-byte aligned offsets `tail & (INBOX_BYTES - 1)`; never split at the end.
- * Words: [kind | flags, header bytes, payload bytes, descriptor id], then the header padded to
+ * Words: [kind | flags | length bits 32-47 << UCX_REC_LENGTH_HIGH_SHIFT, header bytes, payload
+ * bytes (bits 0-31), descriptor id], then the header padded to
  * 8 bytes, then (REC_MSG) the payload padded to 8 bytes. A record's size is
  * 16 + pad8(header) + (REC_MSG ? pad8(payload) : 0); REC_WRAP means "continue at offset 0".
  */
@@ -425,6 +426,7 @@ export const UCX_REC_DESC = 2;
 export const UCX_REC_WRAP = 3;
 export const UCX_REC_KIND_MASK = 0xff;
 export const UCX_RECORD_HEADER_BYTES = 16;
+export const UCX_REC_LENGTH_HIGH_SHIFT = 16; // a rendezvous message may pass 4 GiB: its length's bits 32-47
 /** REC_DESC flags: how the data waits (rendezvous at the sender, eager in UCX, eager in a native copy). */
 export const UCX_DESC_RNDV = 1 << 8;
 export const UCX_DESC_DATA = 1 << 9;
@@ -453,7 +455,7 @@ export interface UcxLayout {
   readonly ctlInboxSpilled: number; readonly ctlCqSpilled: number; readonly ctlEpFailures: number;
   readonly ctlDropped: number; readonly ctlInboxBytes: number; readonly ctlCqSlots: number; readonly controlWords: number;
   readonly recMsg: number; readonly recDesc: number; readonly recWrap: number; readonly recordHeaderBytes: number;
-  readonly descRndv: number; readonly descData: number; readonly descCopy: number;
+  readonly recLengthHighShift: number; readonly descRndv: number; readonly descData: number; readonly descCopy: number;
   readonly cqEntryWords: number; readonly cqSend: number; readonly cqRecv: number; readonly cqPut: number;
   readonly cqGet: number; readonly cqAtomic: number; readonly cqFlush: number; readonly cqClose: number;
   readonly cqEpFailed: number;

@@ -38,10 +38,10 @@ export class AtomicViews {
     const words = Math.floor(memory.byteLength / 8);
     this.i8 = new Int8Array(memory);
     this.u8 = new Uint8Array(memory);
-    this.i16 = new Int16Array(memory, 0, memory.byteLength >> 1);
-    this.u16 = new Uint16Array(memory, 0, memory.byteLength >> 1);
-    this.i32 = new Int32Array(memory, 0, memory.byteLength >> 2);
-    this.u32 = new Uint32Array(memory, 0, memory.byteLength >> 2);
+    this.i16 = new Int16Array(memory, 0, Math.floor(memory.byteLength / 2));
+    this.u16 = new Uint16Array(memory, 0, Math.floor(memory.byteLength / 2));
+    this.i32 = new Int32Array(memory, 0, Math.floor(memory.byteLength / 4));
+    this.u32 = new Uint32Array(memory, 0, Math.floor(memory.byteLength / 4));
     this.i64 = new BigInt64Array(memory, 0, words);
     this.u64 = new BigUint64Array(memory, 0, words);
   }

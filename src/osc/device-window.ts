@@ -102,7 +102,7 @@ export function deviceWindow(world: World, comm: WindowComm, own: Uint8Array | n
   const localMem = { bytes, words, write: (o: number, src: Uint8Array, s: number, len: number) => bytes.set(src.subarray(s, s + len), o),
     storeBarrier: () => undefined };
   const atomics = new AtomicViews(segment);
-  const wordViews = { i32: words, i64: new BigInt64Array(segment, 0, segment.byteLength >> 3) };
+  const wordViews = { i32: words, i64: new BigInt64Array(segment, 0, Math.floor(segment.byteLength / 8)) };
 
   // Registrations and their keys: the segment's, and (Win.Create) our own memory's.
   const rma = serviceFor(world, comm);

@@ -25,13 +25,14 @@ export class WordStage {
 
   store(words: { readonly i32: Int32Array; readonly i64: BigInt64Array }, at: number, len: number, data: Uint8Array, pos: number): void {
     this.bytes.set(data.subarray(pos, pos + len));
-    if (len === 4) Atomics.store(words.i32, at >> 2, this.i32[0]!);
-    else Atomics.store(words.i64, at >> 3, this.i64[0]!);
+    // `at` is aligned (isWord) and may pass 2^31: a division, not a signed shift.
+    if (len === 4) Atomics.store(words.i32, at / 4, this.i32[0]!);
+    else Atomics.store(words.i64, at / 8, this.i64[0]!);
   }
 
   load(words: { readonly i32: Int32Array; readonly i64: BigInt64Array }, at: number, len: number, into: Uint8Array, pos: number): void {
-    if (len === 4) this.i32[0] = Atomics.load(words.i32, at >> 2);
-    else this.i64[0] = Atomics.load(words.i64, at >> 3);
+    if (len === 4) this.i32[0] = Atomics.load(words.i32, at / 4);
+    else this.i64[0] = Atomics.load(words.i64, at / 8);
     into.set(this.bytes.subarray(0, len), pos);
   }
 }

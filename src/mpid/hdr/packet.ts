@@ -5,15 +5,20 @@ import { HEADER_WORDS } from '../device.js';
  * into a scratch Int32Array and carried by every device as the opaque header of its envelope
  * (device.ts): no device reads it, each frames it with words of its own (sequence numbers,
  * lengths). Six words, so that ch_shmem's two framing words and the header fill 32 bytes, as the
- * thesis's S_header did: a message of up to 32 bytes then stays within one cache line.
+ * thesis's S_header did: a message of up to 32 bytes then stays within one cache line. A
+ * seventh word for the length's high half would push that message into a second line; the
+ * high bits ride in word 0 instead, which types and flags leave half empty.
  *
  *   word  name      meaning
- *   0     TYPE      bits 0-7 packet type (PKT_*), bits 8-15 flags (FLAG_*), bits 16-31 zero
+ *   0     TYPE      bits 0-7 packet type (PKT_*), bits 8-15 flags (FLAG_*), bits 16-31 LEN_HI:
+ *                   the message length's bits 32-47 (messages, else zero)
  *   1     CTX       messages (EAGER, RTS): context id of the communicator (matching)
  *         RREQ      control packets: the receiver's request handle (CTS), or the answer (CANCEL_OK)
  *   2     SRC       sender's rank in that communicator (matching)
  *   3     TAG       message tag (matching)
- *   4     LEN       message length in bytes (the whole message, not this packet)
+ *   4     LEN       message length in bytes, bits 0-31 (the whole message, not this packet);
+ *                   read it with packetLength, never directly: the length is 48 bits, up to
+ *                   MESSAGE_BYTES_MAX (256 TiB, more than any buffer a process can hold)
  *   5     SREQ      sender's request handle: named in CTS, FIN, ACK and cancel packets
  *
  * Packet types and who sends them:
@@ -52,6 +57,11 @@ export const FLAG_SYNC = 1 << 8;
 
 const TYPE_MASK = 0xff;
 const FLAGS_MASK = 0xff00;
+const LEN_HI_SHIFT = 16;
+const TWO_32 = 0x100000000;
+
+/** Longest message the header can carry: 48 bits of length (word LEN and word 0's LEN_HI). */
+export const MESSAGE_BYTES_MAX = 2 ** 48 - 1;
 
 export function packetType(hdr: Int32Array, at: number): number {
   return hdr[at + W_TYPE]! & TYPE_MASK;
@@ -64,12 +74,24 @@ export function packetFlags(hdr: Int32Array, at: number): number {
 /** The header of a message (EAGER, RTS): its matching envelope and the sender's request. */
 export function writeMessageHeader(hdr: Int32Array, type: number, flags: number, ctx: number, src: number,
                                    tag: number, len: number, sreq: number): void {
-  hdr[W_TYPE] = type | flags;
+  // Below 2^31 (nearly every message) the length is one word and the division is skipped.
+  if (len < 0x80000000) {
+    hdr[W_TYPE] = type | flags;
+    hdr[W_LEN] = len;
+  } else {
+    const high = Math.floor(len / TWO_32);
+    hdr[W_TYPE] = type | flags | (high << LEN_HI_SHIFT);
+    hdr[W_LEN] = len - high * TWO_32;
+  }
   hdr[W_CTX] = ctx;
   hdr[W_SRC] = src;
   hdr[W_TAG] = tag;
-  hdr[W_LEN] = len;
   hdr[W_SREQ] = sreq;
+}
+
+/** The message length of an EAGER or RTS header: 48 bits from LEN and word 0's LEN_HI. */
+export function packetLength(hdr: Int32Array, at: number): number {
+  return (hdr[at + W_TYPE]! >>> LEN_HI_SHIFT) * TWO_32 + (hdr[at + W_LEN]! >>> 0);
 }
 
 /** The header of a control packet (CTS, FIN, ACK, CANCEL, CANCEL_OK): the two request handles. */
@@ -90,6 +112,6 @@ export function describePacket(hdr: Int32Array, at = 0): string {
   const flags = packetFlags(hdr, at) & FLAG_SYNC ? '+SYNC' : '';
   const name = `${NAMES[type] ?? `type${type}`}${flags}`;
   if (type !== PKT_EAGER && type !== PKT_RTS) return `${name} sreq=${hdr[at + W_SREQ]} rreq=${hdr[at + W_RREQ]}`;
-  return `${name} ctx=${hdr[at + W_CTX]} src=${hdr[at + W_SRC]} tag=${hdr[at + W_TAG]} len=${hdr[at + W_LEN]} ` +
+  return `${name} ctx=${hdr[at + W_CTX]} src=${hdr[at + W_SRC]} tag=${hdr[at + W_TAG]} len=${packetLength(hdr, at)} ` +
     `sreq=${hdr[at + W_SREQ]}`;
 }

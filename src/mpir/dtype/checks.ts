@@ -1,6 +1,7 @@
 import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { ORDER_C, ORDER_FORTRAN } from './combiners.js';
+import { userView } from './user-view.js';
 
 /**
  * Argument checks of the Datatype calls: each returns the value as a number (BigInt
@@ -25,11 +26,41 @@ export function checkAddress(call: string, what: string, v: unknown): number {
   return v;
 }
 
+/**
+ * A count (elements, blocks, instances): MPI-4's large counts are the normal ones here, any
+ * integer a JavaScript number holds exactly, 0..Number.MAX_SAFE_INTEGER.
+ */
 export function checkCount(call: string, what: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > INT_MAX) {
-    throw new MPIException(ErrorClass.ERR_COUNT, `Datatype.${call}: ${what} ${String(v)} is out of range (expected 0..${INT_MAX})`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > Number.MAX_SAFE_INTEGER) {
+    throw new MPIException(ErrorClass.ERR_COUNT, `Datatype.${call}: ${what} ${String(v)} is out of range (expected 0..${Number.MAX_SAFE_INTEGER})`);
   }
   return v;
+}
+
+/**
+ * A stride, displacement or array extent counted in elements of a type (large-count MPI_Count
+ * arguments): any exact integer, negative included where the call allows it.
+ */
+export function checkElements(call: string, what: string, v: unknown): number {
+  if (typeof v === 'bigint') v = Number(v);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
+    throw new MPIException(ErrorClass.ERR_ARG, `Datatype.${call}: ${what} ${String(v)} is not an integer within ±Number.MAX_SAFE_INTEGER`);
+  }
+  return v;
+}
+
+/**
+ * A derived type's size and bounds must stay exact in a number (a count of 2^50 doubles would
+ * not): MPI.ERR_ARG naming the call, checked once when the type is made.
+ */
+export function checkBounds(call: string, name: string, d: { size: number; lb: number; extent: number; trueLb: number; trueUb: number }): void {
+  const values: [string, number][] = [['size', d.size], ['lb', d.lb], ['extent', d.extent], ['ub', d.lb + d.extent],
+    ['true lb', d.trueLb], ['true ub', d.trueUb]];
+  for (const [what, v] of values) {
+    if (!Number.isSafeInteger(v)) {
+      throw new MPIException(ErrorClass.ERR_ARG, `Datatype.${call}: the ${what} of ${name} would be ${v}, past Number.MAX_SAFE_INTEGER bytes`);
+    }
+  }
 }
 
 function isList(v: unknown): v is ArrayLike<unknown> {
@@ -75,9 +106,9 @@ export function checkPosition(call: string, position: unknown, length: number): 
   }
 }
 
+/** The bytes of a buffer argument as the datatype engine's view (user-view.ts); `.byteLength` of `x` is their real length. */
 export function bytesOf(call: string, what: string, x: unknown): Uint8Array {
   if (x instanceof Uint8Array) return x;
-  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
-  if (x instanceof ArrayBuffer || x instanceof SharedArrayBuffer) return new Uint8Array(x);
+  if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer || x instanceof SharedArrayBuffer) return userView(x, x.byteLength);
   throw new MPIException(ErrorClass.ERR_BUFFER, `Datatype.${call}: ${what} must be a TypedArray, DataView, Buffer or ArrayBuffer`);
 }

@@ -2,7 +2,7 @@ import type { Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import {
-  checkAddress, checkCount, checkCounts, checkInt, checkInts, checkOrder,
+  checkAddress, checkCount, checkCounts, checkElements, checkInts, checkOrder,
 } from './checks.js';
 import {
   COMBINER_CONTIGUOUS, COMBINER_DUP, COMBINER_HINDEXED, COMBINER_HINDEXED_BLOCK, COMBINER_HVECTOR, COMBINER_INDEXED,
@@ -33,7 +33,7 @@ export function vector(t: Datatype, count: unknown, blocklength: unknown, stride
   const call = 'Create_vector';
   const n = checkCount(call, 'count', count);
   const bl = checkCount(call, 'blocklength', blocklength);
-  const s = checkInt(call, 'stride', stride);
+  const s = checkElements(call, 'stride', stride);
   return strided(t, COMBINER_VECTOR, [n, bl, s], [], n, bl, s * t.extent);
 }
 
@@ -49,7 +49,7 @@ export function hvector(t: Datatype, count: unknown, blocklength: unknown, strid
 export function indexed(t: Datatype, blocklengths: unknown, displacements: unknown): Derivation {
   const call = 'Create_indexed';
   const bl = checkCounts(call, 'blocklengths', blocklengths);
-  const dp = checkInts(call, 'displacements', displacements, bl.length, checkInt);
+  const dp = checkInts(call, 'displacements', displacements, bl.length, checkElements);
   return blocks(t, COMBINER_INDEXED, [bl.length, ...bl, ...dp], [], dp.map((d) => d * t.extent), bl);
 }
 
@@ -63,7 +63,7 @@ export function hindexed(t: Datatype, blocklengths: unknown, displacements: unkn
 export function indexedBlock(t: Datatype, blocklength: unknown, displacements: unknown): Derivation {
   const call = 'Create_indexed_block';
   const bl = checkCount(call, 'blocklength', blocklength);
-  const dp = checkInts(call, 'displacements', displacements, -1, checkInt);
+  const dp = checkInts(call, 'displacements', displacements, -1, checkElements);
   return blocks(t, COMBINER_INDEXED_BLOCK, [dp.length, bl, ...dp], [], dp.map((d) => d * t.extent), dp.map(() => bl));
 }
 
@@ -121,11 +121,11 @@ export function struct(blocklengths: unknown, displacements: unknown, types: unk
  */
 export function subarray(t: Datatype, sizes: unknown, subsizes: unknown, starts: unknown, order: unknown = ORDER_C): Derivation {
   const call = 'Create_subarray';
-  const sz = checkInts(call, 'sizes', sizes, -1, checkInt);
+  const sz = checkInts(call, 'sizes', sizes, -1, checkElements);
   const n = sz.length;
   if (n < 1) throw new MPIException(ErrorClass.ERR_ARG, `Datatype.${call}: sizes must have at least one dimension`);
-  const sub = checkInts(call, 'subsizes', subsizes, n, checkInt);
-  const st = checkInts(call, 'starts', starts, n, checkInt);
+  const sub = checkInts(call, 'subsizes', subsizes, n, checkElements);
+  const st = checkInts(call, 'starts', starts, n, checkElements);
   checkOrder(call, order);
   for (let i = 0; i < n; i++) {
     if (sz[i]! < 1) throw new MPIException(ErrorClass.ERR_ARG, `Datatype.${call}: sizes[${i}] = ${sz[i]} is out of range (expected >= 1)`);

@@ -1,6 +1,7 @@
 import { copyBytes } from '../../common/copy.js';
 import { packKernels } from '../../mpid/pack-kernels.js';
 import type { Leaf, Node, Rep } from './flatten.js';
+import { isWide } from './user-view.js';
 
 /**
  * Walks the packed stream of a flattened type from any byte offset (003b §1.4, "resume"):
@@ -29,6 +30,11 @@ export class Copy {
   private packed32: Int32Array = EMPTY32;
   private userBase = 0;
   private packedBase = 0;
+  /**
+   * The user's memory passes what one Uint8Array reaches (user-view.ts): every piece is then
+   * copied natively through its buffer at absolute offsets.
+   */
+  private wide = false;
 
   constructor(readonly toPacked: boolean) {}
 
@@ -37,7 +43,8 @@ export class Copy {
     this.origin = origin;
     this.packed = packed;
     this.at = at;
-    this.user32 = words(user);
+    this.wide = isWide(user);
+    this.user32 = this.wide ? EMPTY32 : words(user);
     this.packed32 = words(packed);
     this.userBase = user.byteOffset + origin;
     this.packedBase = packed.byteOffset + at;
@@ -51,10 +58,12 @@ export class Copy {
   piece(mem: number, packed: number, len: number): void {
     const ua = this.userBase + mem;
     const pa = this.packedBase + packed;
-    if (len <= SMALL && ((ua | pa | len) & 3) === 0) {
-      // Small aligned block: word copies (a byte loop costs 4 times as much at 8 bytes).
-      const u = ua >> 2;
-      const q = pa >> 2;
+    if (this.wide) this.blocks(mem, packed, len, 1, 0);
+    else if (len <= SMALL && ((ua | pa | len) & 3) === 0) {
+      // Small aligned block: word copies (a byte loop costs 4 times as much at 8 bytes). Byte
+      // indices reach 2^32, past a signed shift: the word index is a division (exact: aligned).
+      const u = ua / 4;
+      const q = pa / 4;
       const n = len >> 2;
       if (this.toPacked) for (let i = 0; i < n; i++) this.packed32[q + i] = this.user32[u + i]!;
       else for (let i = 0; i < n; i++) this.user32[u + i] = this.packed32[q + i]!;
@@ -67,8 +76,10 @@ export class Copy {
    * offset packed + i*len. One native strided copy instead of a JS call per block.
    */
   blocks(mem: number, packed: number, len: number, count: number, stride: number): void {
-    if (this.toPacked) packKernels.stridedCopy(this.user, this.origin + mem, stride, this.packed, this.at + packed, len, len, count);
-    else packKernels.stridedCopy(this.packed, this.at + packed, len, this.user, this.origin + mem, stride, len, count);
+    const user = this.wide ? this.user.buffer : this.user;
+    const at = this.wide ? this.userBase + mem : this.origin + mem;
+    if (this.toPacked) packKernels.stridedCopy(user, at, stride, this.packed, this.at + packed, len, len, count);
+    else packKernels.stridedCopy(this.packed, this.at + packed, len, user, at, stride, len, count);
   }
 }
 
@@ -84,7 +95,7 @@ const EMPTY = new Uint8Array(0);
 const EMPTY32 = new Int32Array(0);
 
 function words(b: Uint8Array): Int32Array {
-  return new Int32Array(b.buffer, 0, b.buffer.byteLength >> 2);
+  return new Int32Array(b.buffer, 0, Math.floor(b.buffer.byteLength / 4));
 }
 
 function copyPiece(c: Copy, mem: number, packed: number, len: number): void {

@@ -1,7 +1,7 @@
 import type { Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
-import { checkInt, checkInts, checkOrder } from './checks.js';
+import { checkElements, checkInt, checkInts, checkOrder } from './checks.js';
 import { COMBINER_DARRAY, DISTRIBUTE_BLOCK, DISTRIBUTE_CYCLIC, DISTRIBUTE_DFLT_DARG, DISTRIBUTE_NONE, ORDER_C } from './combiners.js';
 import { footprint } from './cursor.js';
 import type { Derivation } from './derivation.js';
@@ -19,7 +19,7 @@ export function darray(t: Datatype, sizeArg: unknown, rankArg: unknown, gsizes: 
   if (size < 1) throw new MPIException(ErrorClass.ERR_ARG, `Datatype.${call}: size ${size} is out of range (expected >= 1)`);
   const rank = checkInt(call, 'rank', rankArg);
   if (rank < 0 || rank >= size) throw new MPIException(ErrorClass.ERR_ARG, `Datatype.${call}: rank ${rank} is out of range (expected 0..${size - 1})`);
-  const gs = checkInts(call, 'gsizes', gsizes, -1, checkInt);
+  const gs = checkInts(call, 'gsizes', gsizes, -1, checkElements);
   const n = gs.length;
   if (n < 1) throw new MPIException(ErrorClass.ERR_ARG, `Datatype.${call}: gsizes must have at least one dimension`);
   const ds = checkInts(call, 'distribs', distribs, n, checkInt);

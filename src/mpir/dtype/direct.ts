@@ -2,6 +2,7 @@ import type { PackedData } from '../../mpid/device.js';
 import { memoryAddress } from '../../mpid/memory-address.js';
 import type { Datatype } from '../datatype.js';
 import { walk } from './cursor.js';
+import { userView } from './user-view.js';
 
 /**
  * Direct packing (003b §1): a non-contiguous buffer handed to mpid as its packed stream,
@@ -19,7 +20,8 @@ export class DirectData implements PackedData {
   readonly length: number;
   readonly pieceBytes: number;
 
-  constructor(readonly user: Uint8Array, readonly count: number, readonly datatype: Datatype) {
+  /** `user`: the memory's view (user-view.ts), `available` its real length in bytes. */
+  constructor(readonly user: Uint8Array, readonly available: number, readonly count: number, readonly datatype: Datatype) {
     this.length = count * datatype.size;
     this.pieceBytes = datatype.size / piecesPerInstance(datatype);
   }
@@ -87,11 +89,10 @@ const cache = new WeakMap<object, DirectData>();
 export function directData(data: ArrayBufferView | ArrayBufferLike, available: number, count: number,
                            datatype: Datatype): DirectData {
   const cached = cache.get(data);
-  if (cached !== undefined && cached.count === count && cached.datatype === datatype && cached.user.length === available) {
+  if (cached !== undefined && cached.count === count && cached.datatype === datatype && cached.available === available) {
     return cached;
   }
-  const user = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, available) : new Uint8Array(data, 0, available);
-  const d = new DirectData(user, count, datatype);
+  const d = new DirectData(userView(data, available), available, count, datatype);
   cache.set(data, d);
   return d;
 }

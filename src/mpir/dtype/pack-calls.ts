@@ -16,7 +16,7 @@ export function packInto(t: Datatype, call: string, inbuf: unknown, outbuf: unkn
   ready(t, call);
   const user = bytesOf(call, 'inbuf', inbuf);
   const out = bytesOf(call, 'outbuf', outbuf);
-  const count = instancesIn(t, call, 'inbuf', user.length);
+  const count = instancesIn(t, call, 'inbuf', (inbuf as ArrayBufferView).byteLength);
   const bytes = count * t.size;
   checkPosition(call, position, out.length);
   if (position + bytes > out.length) {
@@ -33,7 +33,7 @@ export function unpackFrom(t: Datatype, call: string, inbuf: unknown, position: 
   ready(t, call);
   const input = bytesOf(call, 'inbuf', inbuf);
   const user = bytesOf(call, 'outbuf', outbuf);
-  const count = instancesIn(t, call, 'outbuf', user.length);
+  const count = instancesIn(t, call, 'outbuf', (outbuf as ArrayBufferView).byteLength);
   const bytes = count * t.size;
   checkPosition(call, position, input.length);
   if (position + bytes > input.length) {

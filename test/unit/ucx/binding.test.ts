@@ -14,7 +14,7 @@ import {
   UCX_CTL_CQ_SPILLED, UCX_CTL_CQ_TAIL, UCX_CTL_DROPPED, UCX_CTL_EP_FAILURES, UCX_CTL_INBOX_BYTES, UCX_CTL_INBOX_HEAD,
   UCX_CTL_INBOX_SPILLED, UCX_CTL_INBOX_TAIL, UCX_DESC_COPY, UCX_DESC_DATA, UCX_DESC_RNDV, UCX_FEATURE_AM,
   UCX_FEATURE_AMO64, UCX_FEATURE_RMA, UCX_FEATURE_WAKEUP, UCX_REC_DESC, UCX_REC_MSG, UCX_REC_WRAP,
-  UCX_RECORD_HEADER_BYTES, UCX_SEND_EAGER, UCX_SEND_RNDV,
+  UCX_REC_LENGTH_HIGH_SHIFT, UCX_RECORD_HEADER_BYTES, UCX_SEND_EAGER, UCX_SEND_RNDV,
 } from '../../../src/native/addon.js';
 import { DIST, run } from '../../helpers.js';
 import { Rank, Tracker, until } from './kit.js';
@@ -55,7 +55,7 @@ describe('UCX binding: layout and loading', () => {
       ctlCqTail: UCX_CTL_CQ_TAIL, ctlInboxSpilled: UCX_CTL_INBOX_SPILLED, ctlCqSpilled: UCX_CTL_CQ_SPILLED,
       ctlEpFailures: UCX_CTL_EP_FAILURES, ctlDropped: UCX_CTL_DROPPED, ctlInboxBytes: UCX_CTL_INBOX_BYTES,
       ctlCqSlots: UCX_CTL_CQ_SLOTS, controlWords: UCX_CONTROL_WORDS, recMsg: UCX_REC_MSG, recDesc: UCX_REC_DESC,
-      recWrap: UCX_REC_WRAP, recordHeaderBytes: UCX_RECORD_HEADER_BYTES, descRndv: UCX_DESC_RNDV, descData: UCX_DESC_DATA,
+      recWrap: UCX_REC_WRAP, recordHeaderBytes: UCX_RECORD_HEADER_BYTES, recLengthHighShift: UCX_REC_LENGTH_HIGH_SHIFT, descRndv: UCX_DESC_RNDV, descData: UCX_DESC_DATA,
       descCopy: UCX_DESC_COPY, cqEntryWords: UCX_CQ_ENTRY_WORDS, cqSend: UCX_CQ_SEND, cqRecv: UCX_CQ_RECV, cqPut: UCX_CQ_PUT,
       cqGet: UCX_CQ_GET, cqAtomic: UCX_CQ_ATOMIC, cqFlush: UCX_CQ_FLUSH, cqClose: UCX_CQ_CLOSE, cqEpFailed: UCX_CQ_EP_FAILED,
     });
