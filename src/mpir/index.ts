@@ -1,3 +1,4 @@
+import './persistent-coll.js';
 export { MPI } from './mpi.js';
 export { Op } from './op.js';
 export { IN_PLACE } from './in-place.js';

@@ -53,7 +53,7 @@ const SUPPORTED = new Set([
     'alltoallw', 'reduce', 'allreduce', 'reduce_scatter_block', 'reduce_scatter']
     .flatMap((n) => {
       const name = n.charAt(0).toUpperCase() + n.slice(1);
-      return [name, `I${n}`];
+      return [name, `I${n}`, `${name}_init`];
     }),
 ]);
 
@@ -68,8 +68,13 @@ export class Intercomm extends Comm {
     this.localColl = { rank: local.rank, size: local.size, worldRanks: local.worldRanks, ctx: core.ctx + 1 };
   }
 
+  /** @internal The call descriptor of coll/inter.ts (also for the persistent forms: persistent-coll.ts). */
+  interCall(call: string, persistent = false): InterCall {
+    return { comm: this, core: this.live(call), world: runtime.requireRunning(call), name: call, local: this.localColl, persistent };
+  }
+
   private inter(call: string): InterCall {
-    return { comm: this, core: this.live(call), world: runtime.requireRunning(call), name: call, local: this.localColl };
+    return this.interCall(call);
   }
 
   // Collectives over both groups (MPI-3.1 §5.2.2; coll/inter.ts). Rooted calls take MPI.ROOT at
