@@ -46,6 +46,7 @@ const TAG_BARRIER = TAG_INTER_BASE + 4;
 const SUPPORTED = new Set([
   'Send', 'Ssend', 'Bsend', 'Rsend', 'Recv', 'Isend', 'Issend', 'Ibsend', 'Irsend', 'Irecv',
   'Send_init', 'Ssend_init', 'Bsend_init', 'Rsend_init', 'Recv_init', 'Sendrecv', 'Sendrecv_replace',
+  'Isendrecv', 'Isendrecv_replace', 'Psend_init', 'Precv_init',
   'Probe', 'Iprobe', 'Mprobe', 'Improbe', 'irecv', 'Message.Recv', 'Message.Irecv',
   'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare', 'Set_info', 'Get_info',
   'Get_remote_size', 'Get_remote_group', 'Get_group', 'Get_rank', 'Get_size', 'rank', 'size', 'Is_inter',
