@@ -1,3 +1,6 @@
+import './persistent-coll.js';
+import './isendrecv.js';
+import './partitioned.js';
 export { MPI } from './mpi.js';
 export { Op } from './op.js';
 export { IN_PLACE } from './in-place.js';

@@ -46,6 +46,7 @@ const TAG_BARRIER = TAG_INTER_BASE + 4;
 const SUPPORTED = new Set([
   'Send', 'Ssend', 'Bsend', 'Rsend', 'Recv', 'Isend', 'Issend', 'Ibsend', 'Irsend', 'Irecv',
   'Send_init', 'Ssend_init', 'Bsend_init', 'Rsend_init', 'Recv_init', 'Sendrecv', 'Sendrecv_replace',
+  'Isendrecv', 'Isendrecv_replace', 'Psend_init', 'Precv_init',
   'Probe', 'Iprobe', 'Mprobe', 'Improbe', 'irecv', 'Message.Recv', 'Message.Irecv',
   'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare', 'Set_info', 'Get_info',
   'Get_remote_size', 'Get_remote_group', 'Get_group', 'Get_rank', 'Get_size', 'rank', 'size', 'Is_inter',
@@ -53,7 +54,7 @@ const SUPPORTED = new Set([
     'alltoallw', 'reduce', 'allreduce', 'reduce_scatter_block', 'reduce_scatter']
     .flatMap((n) => {
       const name = n.charAt(0).toUpperCase() + n.slice(1);
-      return [name, `I${n}`];
+      return [name, `I${n}`, `${name}_init`];
     }),
 ]);
 
@@ -68,8 +69,13 @@ export class Intercomm extends Comm {
     this.localColl = { rank: local.rank, size: local.size, worldRanks: local.worldRanks, ctx: core.ctx + 1 };
   }
 
+  /** @internal The call descriptor of coll/inter.ts (also for the persistent forms: persistent-coll.ts). */
+  interCall(call: string, persistent = false): InterCall {
+    return { comm: this, core: this.live(call), world: runtime.requireRunning(call), name: call, local: this.localColl, persistent };
+  }
+
   private inter(call: string): InterCall {
-    return { comm: this, core: this.live(call), world: runtime.requireRunning(call), name: call, local: this.localColl };
+    return this.interCall(call);
   }
 
   // Collectives over both groups (MPI-3.1 §5.2.2; coll/inter.ts). Rooted calls take MPI.ROOT at

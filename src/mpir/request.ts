@@ -276,27 +276,69 @@ export class Request<T = Status> implements PromiseLike<T> {
 }
 
 /**
- * A persistent request (Send_init/Ssend_init/Recv_init): inactive until Start(), and
- * inactive again (not freed) after each completion.
+ * A persistent request (Send_init, Recv_init, ..., the collectives' *_init, Psend_init and
+ * Precv_init): inactive until Start(), and inactive again (not freed) after each completion;
+ * Free ends it for good.
  */
 export class Prequest extends Request {
-  /** @internal Persistent requests come from Send_init, Ssend_init, Bsend_init, Rsend_init and Recv_init. */
-  constructor(comm: Comm, private readonly starter: () => CoreRequest | null) {
+  /** @internal Free was called: Start raises MPI.ERR_REQUEST. */
+  protected freed = false;
+
+  /** @internal Persistent requests come from the *_init calls. */
+  constructor(comm: Comm, private readonly starter: () => CoreRequest | null, private readonly callName = 'persistent') {
     super(null, comm);
     this.procNull = false;
   }
 
+  /** Starts the operation (MPI.ERR_REQUEST if it is active or freed). */
   Start(): void {
+    if (this.freed) {
+      throw new MPIException(ErrorClass.ERR_REQUEST, `Prequest.Start: the ${this.callName} request has been freed`);
+    }
     if (this.active) {
-      throw new MPIException(ErrorClass.ERR_REQUEST, 'Prequest.Start: the request is already active; complete it (Wait/Test) before starting it again');
+      throw new MPIException(ErrorClass.ERR_REQUEST, `Prequest.Start: the ${this.callName} request is already active; ` +
+        'complete it (Wait/Test) before starting it again');
     }
     const core = this.starter();
     if (core === null) this.procNull = true;
     else this.core = core;
   }
 
+  /** Frees the request (an active point-to-point operation still completes in the background). */
+  override Free(): void {
+    super.Free();
+    this.freed = true;
+  }
+
+  /** Starts every request in order (each as Start). */
   static Startall(requests: readonly Prequest[]): void {
     for (const r of requests) r.Start();
+  }
+
+  /** Partitioned send (Psend_init): marks `partition` ready to be sent (partitioned.ts). */
+  Pready(partition: number): void {
+    this.notPartitioned('Pready', partition);
+  }
+
+  /** Marks partitions partition_low..partition_high (inclusive) ready. */
+  Pready_range(partition_low: number, partition_high: number): void {
+    this.notPartitioned('Pready_range', partition_low, partition_high);
+  }
+
+  /** Marks each partition of the list ready. */
+  Pready_list(partitions: ArrayLike<number>): void {
+    this.notPartitioned('Pready_list', partitions);
+  }
+
+  /** Partitioned receive (Precv_init): whether `partition` has arrived in the receive buffer. */
+  Parrived(partition: number): boolean {
+    return this.notPartitioned('Parrived', partition);
+  }
+
+  /** @internal The partition calls on a request that is not partitioned: MPI.ERR_REQUEST. */
+  protected notPartitioned(call: string, ..._args: unknown[]): never {
+    throw new MPIException(ErrorClass.ERR_REQUEST, `Prequest.${call}: the ${this.callName} request is not a partitioned ` +
+      `${call === 'Parrived' ? 'receive (Precv_init)' : 'send (Psend_init)'}`);
   }
 }
 

@@ -68,19 +68,23 @@ export function allgather(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocki
     fail(c, ErrorClass.ERR_COUNT, `recvbuf holds ${recv.count} x ${recv.datatype.name}, not a multiple of the ${size} ranks`);
   }
   const bb = total / size;
+  let ownIn: (() => void) | null = null;
   if (!isInPlace(sendbuf)) {
     const send = decode(c, sendbuf, 'sendbuf');
     if (send.bytes.length !== bb) {
       fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${send.bytes.length} bytes but recvbuf has room for ${bb} per rank ` +
         `(${size} ranks); they must match`);
     }
-    recv.bytes.set(send.bytes, rank * bb);
+    ownIn = () => recv.bytes.set(send.bytes, rank * bb);
   }
   // Our block goes into our cell before anything is read into recvbuf, so a view of it serves.
-  if (!nonblocking && choice === 'auto' && smallAllgather(c, recv.bytes.subarray(rank * bb, (rank + 1) * bb), recv.bytes)) {
+  const small = !nonblocking && choice === 'auto';
+  if (small) ownIn?.();
+  if (small && smallAllgather(c, recv.bytes.subarray(rank * bb, (rank + 1) * bb), recv.bytes)) {
     return unpackReceived(c);
   }
   const s = newSchedule(c);
+  if (!small && ownIn !== null) s.prepare(ownIn);
   let algo = choice;
   if (algo === 'auto') algo = isPowerOfTwo(size) && bb * size < large ? 'recursive_doubling' : 'ring';
   if (algo === 'recursive_doubling' && !isPowerOfTwo(size)) algo = 'ring';
@@ -111,14 +115,14 @@ export function allgatherv(c: Call, sendbuf: unknown, recvbuf: unknown, nonblock
   const es = v.datatype.size;
   const off = v.displs.map((d) => d * es);
   const len = v.counts.map((n) => n * es);
+  const s = newSchedule(c);
   if (!isInPlace(sendbuf)) {
     const send = decode(c, sendbuf, 'sendbuf');
     if (send.bytes.length !== len[rank]) {
       fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${send.bytes.length} bytes but recvbuf counts[${rank}] asks for ${len[rank]}`);
     }
-    v.data.set(send.bytes, off[rank]);
+    s.prepare(() => v.data.set(send.bytes, off[rank]));
   }
-  const s = newSchedule(c);
   ringAllgather(s, v.data, off, len);
   return execute(c, s, nonblocking);
 }

@@ -192,16 +192,20 @@ export function allreduceRing(s: Schedule, acc: Uint8Array, red: Reduction): voi
 /** Allreduce(sendbuf, recvbuf, op): sendbuf may be MPI.IN_PLACE. */
 export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, nonblocking: boolean): Request | undefined {
   const recv = decode(c, recvbuf, 'recvbuf');
+  let sendIn: (() => void) | null = null;
   if (!isInPlace(sendbuf)) {
     const send = decode(c, sendbuf, 'sendbuf');
     checkSame(c, send, recv);
-    recv.bytes.set(send.bytes);
+    sendIn = () => recv.bytes.set(send.bytes);
   }
   const red: Reduction = { op: checkOp(c, op, recv.datatype), count: recv.count, datatype: recv.datatype };
-  if (!nonblocking && choice === 'auto' && smallReduce(c, recv.bytes, recv.bytes, red.op, red.count, red.datatype, -1)) {
+  const small = !nonblocking && choice === 'auto';
+  if (small) sendIn?.();
+  if (small && smallReduce(c, recv.bytes, recv.bytes, red.op, red.count, red.datatype, -1)) {
     return unpackReceived(c);
   }
   const s = newSchedule(c);
+  if (!small && sendIn !== null) s.prepare(sendIn);
   const size = c.core.size;
   let algo = choice;
   if ((algo === 'ring' || algo === 'rabenseifner') && !red.op.Is_commutative()) algo = 'recursive_doubling';
@@ -218,7 +222,9 @@ export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unkno
   } else if (algo === 'ring') allreduceRing(s, recv.bytes, red);
   else if (algo === 'rabenseifner') allreduceRabenseifner(s, recv.bytes, red);
   else if (algo === 'reduce_bcast') {
-    reduceBinomial(s, recv.bytes.slice(), recv.bytes, red, 0);
+    const acc = new Uint8Array(recv.bytes.length);
+    s.prepare(() => acc.set(recv.bytes));
+    reduceBinomial(s, acc, recv.bytes, red, 0);
     bcastBinomial(s, recv.bytes, 0);
   } else allreduceRecursiveDoubling(s, recv.bytes, red);
   return execute(c, s, nonblocking);

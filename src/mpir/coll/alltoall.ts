@@ -23,7 +23,7 @@ const block = (b: Blocks, r: number) => b.data.subarray(b.off[r]!, b.off[r]! + b
 /** Pairwise exchange: in step i send to rank + i and receive from rank - i (p - 1 rounds). */
 export function alltoallPairwise(s: Schedule, send: Blocks, recv: Blocks): void {
   const { rank, size } = s.core;
-  block(recv, rank).set(block(send, rank));
+  s.prepare(() => block(recv, rank).set(block(send, rank)));
   for (let i = 1; i < size; i++) {
     const to = (rank + i) % size;
     const from = (rank - i + size) % size;
@@ -34,7 +34,7 @@ export function alltoallPairwise(s: Schedule, send: Blocks, recv: Blocks): void 
 /** Linear: every receive and send posted at once. */
 export function alltoallLinear(s: Schedule, send: Blocks, recv: Blocks): void {
   const { rank, size } = s.core;
-  block(recv, rank).set(block(send, rank));
+  s.prepare(() => block(recv, rank).set(block(send, rank)));
   s.round();
   for (let i = 1; i < size; i++) s.recv(block(recv, (rank - i + size) % size), (rank - i + size) % size);
   for (let i = 1; i < size; i++) s.send(block(send, (rank + i) % size), (rank + i) % size);
@@ -51,13 +51,18 @@ function uniform(data: Uint8Array, size: number): Blocks {
   return { data, off, len };
 }
 
-/** With MPI.IN_PLACE the data to send is the receive buffer's: send from a copy. */
-function inPlaceCopy(recv: Blocks): Blocks {
-  return { data: recv.data.slice(), off: recv.off, len: recv.len };
-}
-
-function run(c: Call, send: Blocks, recv: Blocks, nonblocking: boolean): Request | undefined {
+/**
+ * With MPI.IN_PLACE (send null) the data to send is the receive buffer's: sent from a copy
+ * taken when the schedule starts.
+ */
+function run(c: Call, sendBlocks: Blocks | null, recv: Blocks, nonblocking: boolean): Request | undefined {
   const s = newSchedule(c);
+  let send = sendBlocks;
+  if (send === null) {
+    const copy = new Uint8Array(recv.data.length);
+    s.prepare(() => copy.set(recv.data));
+    send = { data: copy, off: recv.off, len: recv.len };
+  }
   let algo = choice;
   if (algo === 'auto') {
     let bytes = 0;
@@ -86,7 +91,7 @@ export function alltoall(c: Call, sendbuf: unknown, recvbuf: unknown, nonblockin
     return unpackReceived(c);
   }
   const recv = uniform(r.bytes, size);
-  return run(c, sd === null ? inPlaceCopy(recv) : uniform(sd.bytes, size), recv, nonblocking);
+  return run(c, sd === null ? null : uniform(sd.bytes, size), recv, nonblocking);
 }
 
 function fromV(c: Call, arg: unknown, what: string): Blocks {
@@ -98,8 +103,7 @@ function fromV(c: Call, arg: unknown, what: string): Blocks {
 /** Alltoallv([sendbuf, [counts, displs], type], [recvbuf, [counts, displs], type]). */
 export function alltoallv(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
   const recv = fromV(c, recvbuf, 'recvbuf');
-  const send = isInPlace(sendbuf) ? inPlaceCopy(recv) : fromV(c, sendbuf, 'sendbuf');
-  return run(c, send, recv, nonblocking);
+  return run(c, isInPlace(sendbuf) ? null : fromV(c, sendbuf, 'sendbuf'), recv, nonblocking);
 }
 
 /**
@@ -108,6 +112,5 @@ export function alltoallv(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocki
  */
 export function alltoallw(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
   const recv = decodeW(c, recvbuf, 'recvbuf', c.core.size);
-  const send = isInPlace(sendbuf) ? inPlaceCopy(recv) : decodeW(c, sendbuf, 'sendbuf', c.core.size);
-  return run(c, send, recv, nonblocking);
+  return run(c, isInPlace(sendbuf) ? null : decodeW(c, sendbuf, 'sendbuf', c.core.size), recv, nonblocking);
 }

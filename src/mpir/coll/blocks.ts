@@ -45,7 +45,7 @@ export function gatherBinomial(s: Schedule, mine: Uint8Array, out: Uint8Array, b
   const rel = toRel(rank, root, size);
   const node = binomialNode(rel, size);
   const tmp = new Uint8Array(node.span * bb);
-  tmp.set(mine.subarray(0, bb));
+  s.prepare(() => tmp.set(mine.subarray(0, bb)));
   s.round();
   for (const child of node.children) {
     const span = binomialNode(child, size).span;

@@ -8,6 +8,7 @@ import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { Op } from '../op.js';
 import { Request } from '../request.js';
+import { CollPrequest } from './persistent.js';
 import { Schedule, launch, nextCollTag, runBlocking } from './schedule.js';
 import { IN_PLACE } from '../in-place.js';
 
@@ -50,6 +51,12 @@ export interface Call {
    * into the user's memory when it ends (execute adds the step). Set by decode.
    */
   unpacks?: Unpack[];
+  /**
+   * A persistent collective (Bcast_init, ...): execute returns a Prequest that runs the schedule
+   * at each Start, and the blocks packed by decode are packed again at each Start (`packs`).
+   */
+  readonly persistent?: boolean;
+  packs?: Unpack[];
 }
 
 /** A packed copy of a non-contiguous receive block, and where it goes when the collective ends. */
@@ -69,7 +76,9 @@ export interface Unpack {
 function packBlock(c: Call, user: Uint8Array, count: number, dt: Datatype, what: string,
                    packed = new Uint8Array(count * dt.size)): Uint8Array {
   dt.packTo(user, count, 0, packed.length, packed, 0);
-  if (what !== 'sendbuf') (c.unpacks ??= []).push({ packed, user, count, datatype: dt });
+  const block = { packed, user, count, datatype: dt };
+  if (what !== 'sendbuf') (c.unpacks ??= []).push(block);
+  if (c.persistent === true) (c.packs ??= []).push(block);
   return packed;
 }
 
@@ -273,6 +282,15 @@ export function unpackReceived(c: Call): undefined {
 /** Runs `s` to completion, or returns its Request when `nonblocking`. */
 export function execute(c: Call, s: Schedule, nonblocking: boolean): Request | undefined {
   if (c.unpacks !== undefined) s.round().local(() => unpackReceived(c));
+  if (c.persistent === true) {
+    const packs = c.packs;
+    if (packs !== undefined) {
+      s.prepare(() => {
+        for (const p of packs) p.datatype.packTo(p.user, p.count, 0, p.packed.length, p.packed, 0);
+      }, true);
+    }
+    return new CollPrequest(s, c.comm, c.name, c.world);
+  }
   if (nonblocking) {
     launch(c.world, s);
     return new CollRequest(s, c.comm, c.name);

@@ -34,7 +34,7 @@ export function gather(c: Call, sendbuf: unknown, recvbuf: unknown, root: number
     }
     out = recv.bytes;
     bb = out.length / size;
-    if (isInPlace(sendbuf)) mine = out.slice(root * bb, (root + 1) * bb);
+    if (isInPlace(sendbuf)) mine = new Uint8Array(bb);
     else {
       mine = decode(c, sendbuf, 'sendbuf').bytes;
       if (mine.length !== bb) {
@@ -47,6 +47,10 @@ export function gather(c: Call, sendbuf: unknown, recvbuf: unknown, root: number
     bb = mine.length;
   }
   const s = newSchedule(c);
+  if (rank === root && isInPlace(sendbuf)) {
+    const own = mine;
+    s.prepare(() => own.set(out.subarray(root * bb, (root + 1) * bb)));
+  }
   // The binomial tree forwards whole subtrees through scratch buffers: for large blocks the
   // root receiving each block straight into place costs less (003c §1.9 for scatter).
   const algo = choice === 'auto' ? (bb * c.core.size >= large ? 'linear' : 'binomial') : choice;
@@ -70,7 +74,7 @@ export function gatherv(c: Call, sendbuf: unknown, recvbuf: unknown, root: numbe
       if (mine.length !== v.counts[root]! * es) {
         fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${mine.length} bytes but recvbuf counts[${root}] asks for ${v.counts[root]! * es}`);
       }
-      block(root).set(mine);
+      s.prepare(() => block(root).set(mine));
     }
     for (let r = 0; r < size; r++) if (r !== root) s.recv(block(r), r);
   } else {

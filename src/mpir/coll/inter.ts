@@ -158,7 +158,9 @@ function reduceToLeader(c: InterCall, s: Schedule, sendbuf: unknown, op: unknown
   const send = decode(c, sendbuf, 'sendbuf');
   const red: Reduction = { op: checkOp(c, op, send.datatype), count: send.count, datatype: send.datatype };
   const result = new Uint8Array(c.local.rank === 0 ? send.bytes.length : 0);
-  reduceBinomial(s, send.bytes.slice(), result, red, 0);
+  const acc = new Uint8Array(send.bytes.length);
+  s.prepare(() => acc.set(send.bytes));
+  reduceBinomial(s, acc, result, red, 0);
   return { result, red };
 }
 

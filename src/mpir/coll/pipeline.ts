@@ -97,7 +97,7 @@ export function reducePipeline(s: Schedule, acc: Uint8Array, red: Reduction, roo
   const tmp = [new Uint8Array(len[0]!), new Uint8Array(len[0]!)];
   const mine = (k: number) => acc.subarray(off[k]!, off[k]! + len[k]!);
   const incoming = (k: number) => tmp[k % 2]!.subarray(0, len[k]!);
-  if (prefix !== null && !prefix.exclusive) prefix.out.set(acc);
+  if (prefix !== null && !prefix.exclusive) s.prepare(() => prefix.out.set(acc));
   chain(s, order, off.length, incoming, mine, (k) => {
     const part = incoming(k);
     const own = mine(k);

@@ -81,21 +81,23 @@ function run(c: Call, sendbuf: unknown, recvbuf: unknown, counts: number[], op: 
   const rank = c.core.rank;
   const recv = decode(c, recvbuf, 'recvbuf');
   const total = counts.reduce((a, b) => a + b, 0);
-  let acc: Uint8Array;
+  let own: Uint8Array;
   let dt = recv.datatype;
   if (isInPlace(sendbuf)) {
     if (recv.count < total) fail(c, ErrorClass.ERR_COUNT, `with MPI.IN_PLACE recvbuf must hold all ${total} elements, it has ${recv.count}`);
-    acc = recv.bytes.slice(0, total * dt.size);
+    own = recv.bytes.subarray(0, total * dt.size);
   } else {
     const send = decode(c, sendbuf, 'sendbuf');
     dt = send.datatype;
     if (send.datatype !== recv.datatype) fail(c, ErrorClass.ERR_TYPE, `sendbuf is ${send.datatype.name} but recvbuf is ${recv.datatype.name}`);
     if (send.count !== total) fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${send.count} elements, the counts add up to ${total}`);
     if (recv.count < counts[rank]!) fail(c, ErrorClass.ERR_COUNT, `recvbuf has ${recv.count} elements, rank ${rank}'s block has ${counts[rank]}`);
-    acc = send.bytes.slice();
+    own = send.bytes;
   }
   const red: Reduction = { op: checkOp(c, op, dt), count: total, datatype: dt };
   const s = newSchedule(c);
+  const acc = new Uint8Array(own.length);
+  s.prepare(() => acc.set(own));
   build(s, acc, recv.bytes, red, counts);
   return execute(c, s, nonblocking);
 }

@@ -165,8 +165,9 @@ export function reduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown,
     red = { op: checkOp(c, op, send.datatype), count: send.count, datatype: send.datatype };
   }
   if (!nonblocking && choice === 'auto' && smallReduce(c, own, out, red.op, red.count, red.datatype, root)) return unpackReceived(c);
-  const acc = own.slice();
+  const acc = new Uint8Array(own.length);
   const s = newSchedule(c);
+  s.prepare(() => acc.set(own));
   let algo = choice;
   if (algo === 'auto') algo = acc.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'binomial';
   traceAlgorithm(s, algo, acc.length);

@@ -16,9 +16,12 @@ const rpipeMin = COLL_RPIPE_MIN.read();
 export function scanRecursiveDoubling(s: Schedule, mine: Uint8Array, out: Uint8Array, red: Reduction, exclusive: boolean): void {
   const { rank, size } = s.core;
   const { op, count, datatype } = red;
-  const partial = mine.slice();
+  const partial = new Uint8Array(mine.length);
   const tmp = new Uint8Array(mine.length);
-  if (!exclusive) out.set(mine);
+  s.prepare(() => {
+    partial.set(mine);
+    if (!exclusive) out.set(mine);
+  });
   let first = true;
   for (let mask = 1; mask < size; mask <<= 1) {
     const dst = rank ^ mask;
@@ -45,9 +48,12 @@ export function scanRecursiveDoubling(s: Schedule, mine: Uint8Array, out: Uint8A
 export function scanLinear(s: Schedule, mine: Uint8Array, out: Uint8Array, red: Reduction, exclusive: boolean): void {
   const { rank, size } = s.core;
   const { op, count, datatype } = red;
-  const prefix = mine.slice();
+  const prefix = new Uint8Array(mine.length);
   const tmp = new Uint8Array(mine.length);
-  if (!exclusive) out.set(mine);
+  s.prepare(() => {
+    prefix.set(mine);
+    if (!exclusive) out.set(mine);
+  });
   if (rank > 0) {
     s.round().recv(tmp, rank - 1).local(() => {
       if (exclusive) out.set(tmp);
@@ -61,7 +67,8 @@ export function scanLinear(s: Schedule, mine: Uint8Array, out: Uint8Array, red: 
 function run(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, exclusive: boolean, nonblocking: boolean): Request | undefined {
   const recv = decode(c, recvbuf, 'recvbuf');
   let mine: Uint8Array;
-  if (isInPlace(sendbuf)) mine = recv.bytes.slice();
+  const inPlace = isInPlace(sendbuf);
+  if (inPlace) mine = new Uint8Array(recv.bytes.length);
   else {
     const send = decode(c, sendbuf, 'sendbuf');
     checkSame(c, send, recv);
@@ -69,11 +76,16 @@ function run(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, exclusive
   }
   const red: Reduction = { op: checkOp(c, op, recv.datatype), count: recv.count, datatype: recv.datatype };
   const s = newSchedule(c);
+  if (inPlace) s.prepare(() => mine.set(recv.bytes));
   let algo = choice;
   if (algo === 'auto') algo = recv.bytes.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'recursive_doubling';
   traceAlgorithm(s, algo, recv.bytes.length);
   if (algo === 'linear') scanLinear(s, mine, recv.bytes, red, exclusive);
-  else if (algo === 'rpipe') reducePipeline(s, mine.slice(), red, c.core.size - 1, { out: recv.bytes, exclusive });
+  else if (algo === 'rpipe') {
+    const acc = new Uint8Array(mine.length);
+    s.prepare(() => acc.set(mine));
+    reducePipeline(s, acc, red, c.core.size - 1, { out: recv.bytes, exclusive });
+  }
   else scanRecursiveDoubling(s, mine, recv.bytes, red, exclusive);
   return execute(c, s, nonblocking);
 }

@@ -21,11 +21,14 @@ export function scatterBinomial(s: Schedule, inp: Uint8Array, mine: Uint8Array |
   let tmp: Uint8Array;
   s.round();
   if (node.parent < 0) {
-    tmp = new Uint8Array(size * bb);
-    for (let q = 0; q < size; q++) {
-      const r = toAbs(q, root, size);
-      tmp.set(inp.subarray(r * bb, (r + 1) * bb), q * bb);
-    }
+    const all = new Uint8Array(size * bb);
+    tmp = all;
+    s.prepare(() => {
+      for (let q = 0; q < size; q++) {
+        const r = toAbs(q, root, size);
+        all.set(inp.subarray(r * bb, (r + 1) * bb), q * bb);
+      }
+    });
   } else {
     tmp = new Uint8Array(node.span * bb);
     s.recv(tmp, toAbs(node.parent, root, size));
@@ -44,7 +47,7 @@ export function scatterLinear(s: Schedule, inp: Uint8Array, mine: Uint8Array | n
   s.round();
   if (rank === root) {
     for (let r = 0; r < size; r++) if (r !== root) s.send(inp.subarray(r * bb, (r + 1) * bb), r);
-    if (mine !== null) mine.set(inp.subarray(root * bb, (root + 1) * bb));
+    if (mine !== null) s.prepare(() => mine.set(inp.subarray(root * bb, (root + 1) * bb)));
   } else s.recv(mine!, root);
 }
 
@@ -98,7 +101,7 @@ export function scatterv(c: Call, sendbuf: unknown, recvbuf: unknown, root: numb
       if (mine.length !== v.counts[root]! * es) {
         fail(c, ErrorClass.ERR_COUNT, `recvbuf has ${mine.length} bytes but sendbuf counts[${root}] gives ${v.counts[root]! * es}`);
       }
-      mine.set(block(root));
+      s.prepare(() => mine.set(block(root)));
     }
     for (let r = 0; r < size; r++) if (r !== root) s.send(block(r), r);
   } else {

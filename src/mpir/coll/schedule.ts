@@ -18,6 +18,14 @@ import { MPIException } from '../exception.js';
  * order, so they agree on the sequence. Within a schedule no round receives twice from one
  * peer, and rounds run in order, so messages between two ranks match in the order sent.
  * Tags 1..4 of the collective context belong to Comm.Barrier's basic form and coll-internal.ts.
+ *
+ * A schedule can run more than once (persistent collectives, MPI-4 §6.13: built at *_init, run
+ * at every Start). So nothing a run depends on may happen while it is built: data moves that
+ * must precede the first round (copying the own block into place, a copy of sendbuf to reduce
+ * into) are `prepare` steps, run at each start before the first round is posted; rounds keep
+ * their messages, polls and local steps; and each run takes the tag chosen when it was built
+ * (runs never overlap, and every run exchanges the same messages between the same ranks in the
+ * same order, so non-overtaking keeps runs apart).
  */
 export const TAG_COLL_BASE = 16;
 const TAG_SPAN = 0x7fff0000;
@@ -58,14 +66,16 @@ export class Schedule {
   private current = -1;
   private readonly inFlight: CoreRequest[] = [];
   private readonly expected: Transfer[] = [];
-  /** The engine request that stands for the whole collective (kind GREQ), done at the end. */
-  readonly request: CoreRequest;
+  /** Steps run at every start, before the first round is posted. */
+  private readonly setup: (() => void)[] = [];
+  /** Polls of the current round that have held (a poll is not asked again once it held). */
+  private pollsHeld = 0;
+  /** The engine request that stands for the whole collective (kind GREQ), one per run; done at the end of the run. */
+  request!: CoreRequest;
   error: MPIException | null = null;
   done = false;
 
-  constructor(readonly core: CommCore, private readonly engine: Engine, readonly tag: number, readonly call: string) {
-    this.request = engine.requests.acquire(3 /* KIND_GREQ */);
-  }
+  constructor(readonly core: CommCore, private readonly engine: Engine, readonly tag: number, readonly call: string) {}
 
   /** Starts a new round; later send/recv/local calls add to it. */
   round(): this {
@@ -120,14 +130,33 @@ export class Schedule {
     return this;
   }
 
-  /** Posts the first round; the scheduler advances the rest. */
+  /**
+   * A step run at every start before the first round (`first`: before the steps given so far).
+   * It may read the user's buffers: a start is when MPI reads them.
+   */
+  prepare(fn: () => void, first = false): this {
+    if (first) this.setup.unshift(fn);
+    else this.setup.push(fn);
+    return this;
+  }
+
+  /** Runs the prepare steps, posts the first round; the scheduler advances the rest. */
   start(): void {
+    this.request = this.engine.requests.acquire(3 /* KIND_GREQ */);
+    this.done = false;
+    this.error = null;
+    try {
+      for (const fn of this.setup) fn();
+    } catch (e) {
+      this.error = e instanceof MPIException ? e : new MPIException(ErrorClass.ERR_OTHER, `${this.call}: ${String(e)}`, { cause: e });
+    }
     this.startRound(0);
     this.advance();
   }
 
   private startRound(i: number): void {
     this.current = i;
+    this.pollsHeld = 0;
     if (i >= this.rounds.length) {
       this.finish();
       return;
@@ -165,9 +194,9 @@ export class Schedule {
       this.expected.length = 0;
       const round = this.rounds[this.current]!;
       const polls = round.polls;
-      while (polls.length > 0) {
-        if (!polls[0]!()) return moved;
-        polls.shift();
+      while (this.pollsHeld < polls.length) {
+        if (!polls[this.pollsHeld]!()) return moved;
+        this.pollsHeld++;
       }
       if (this.error === null) {
         try {

@@ -2,7 +2,7 @@ import type { NodeRegion } from '../../mpid/memory.js';
 import type { World } from '../../mpid/world.js';
 import type { CommCore } from '../comm.js';
 import { COLL_BARRIER_FANIN, COLL_BARRIER_GROUP } from '../config.js';
-import type { Schedule } from './common.js';
+import { Schedule, launch } from './schedule.js';
 import { shareNodeSegment } from './node-segment.js';
 
 /**
@@ -110,18 +110,34 @@ export function shmBarrierUseful(core: CommCore, world: World): boolean {
   return false;
 }
 
-export function barrierShmCounter(s: Schedule, world: World): void {
+/**
+ * The barrier's rounds. A persistent barrier (`persistent`) runs them at every Start, so the
+ * node's segment is made by a schedule of its own, started now, that the barrier's polls wait
+ * for; and each run takes the next generation when it starts.
+ */
+export function barrierShmCounter(s: Schedule, world: World, persistent = false): void {
   const { state, fresh } = stateFor(s, world);
   const { members, index } = state;
   const leader = index === 0;
-  if (fresh && members.length > 1) setup(s, world, state);
-  const g = ++state.generation;
+  if (fresh && members.length > 1) {
+    if (persistent) {
+      const made = new Schedule(s.core, world.engine, s.tag, `${s.call} (node segment)`);
+      setup(made, world, state);
+      launch(world, made);
+      world.engine.free(made.request);
+    } else setup(s, world, state);
+  }
+  let g = 0;
+  let done = false;
+  s.prepare(() => {
+    g = ++state.generation;
+    done = false;
+  });
   const wake = (commRank: number) => world.wakeLocal(s.core.worldRanks[commRank]!);
 
   // Check-in.
   s.round();
   if (!leader) {
-    let done = false;
     s.poll(() => {
       const region = state.region;
       if (region === null) return false;

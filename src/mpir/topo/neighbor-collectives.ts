@@ -4,9 +4,13 @@ import { type Call, type Schedule, decode, decodeV, decodeW, execute, newSchedul
 import { Intracomm } from '../comm.js';
 import { PROC_NULL } from '../constants.js';
 import { ErrorClass } from '../error-classes.js';
-import type { Request } from '../request.js';
+import { INFO_NULL } from '../info.js';
+import type { Prequest, Request } from '../request.js';
 import { runtime } from '../runtime.js';
-import type { BufSpec, BufSpecV, BufSpecW } from '../types.js';
+import type { BufSpec, BufSpecV, BufSpecW, InfoArg } from '../types.js';
+
+/** How a neighbour collective runs: blocking (false), non-blocking (true), or persistent (built now, run at each Start). */
+type Mode = boolean | 'persistent';
 
 /**
  * Neighbour collectives (Neighbor_allgather, Neighbor_alltoall, their v-variants and non-blocking
@@ -82,19 +86,54 @@ export abstract class Topocomm extends Intracomm {
     return this.neighborW('Ineighbor_alltoallw', sendbuf, recvbuf, true)!;
   }
 
+  /** Persistent Neighbor_allgather (MPI-4): the schedule is built now and runs at each Start of the Prequest. */
+  Neighbor_allgather_init(sendbuf: BufSpec, recvbuf: BufSpec, info: InfoArg = INFO_NULL): Prequest {
+    this.checkInfoArg('Neighbor_allgather_init', info);
+    return this.neighbor('Neighbor_allgather_init', sendbuf, recvbuf, false, 'persistent') as Prequest;
+  }
+
+  /** Persistent Neighbor_alltoall. */
+  Neighbor_alltoall_init(sendbuf: BufSpec, recvbuf: BufSpec, info: InfoArg = INFO_NULL): Prequest {
+    this.checkInfoArg('Neighbor_alltoall_init', info);
+    return this.neighbor('Neighbor_alltoall_init', sendbuf, recvbuf, true, 'persistent') as Prequest;
+  }
+
+  /** Persistent Neighbor_allgatherv. */
+  Neighbor_allgatherv_init(sendbuf: BufSpec, recvbuf: BufSpecV, info: InfoArg = INFO_NULL): Prequest {
+    this.checkInfoArg('Neighbor_allgatherv_init', info);
+    return this.neighborV('Neighbor_allgatherv_init', sendbuf, recvbuf, false, 'persistent') as Prequest;
+  }
+
+  /** Persistent Neighbor_alltoallv. */
+  Neighbor_alltoallv_init(sendbuf: BufSpecV, recvbuf: BufSpecV, info: InfoArg = INFO_NULL): Prequest {
+    this.checkInfoArg('Neighbor_alltoallv_init', info);
+    return this.neighborV('Neighbor_alltoallv_init', sendbuf, recvbuf, true, 'persistent') as Prequest;
+  }
+
+  /** Persistent Neighbor_alltoallw. */
+  Neighbor_alltoallw_init(sendbuf: BufSpecW, recvbuf: BufSpecW, info: InfoArg = INFO_NULL): Prequest {
+    this.checkInfoArg('Neighbor_alltoallw_init', info);
+    return this.neighborW('Neighbor_alltoallw_init', sendbuf, recvbuf, 'persistent') as Prequest;
+  }
+
+  /** The call descriptor of one neighbour collective: blocking (false), non-blocking (true) or persistent. */
+  private neighborCall(name: string, mode: Mode): Call {
+    return { comm: this, core: this.live(name), world: runtime.requireRunning(name), name, persistent: mode === 'persistent' };
+  }
+
   /** The w-variant: blocks of per-neighbour datatypes at byte displacements (packed when non-contiguous). */
-  private neighborW(name: string, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
-    const c: Call = { comm: this, core: this.live(name), world: runtime.requireRunning(name), name };
+  private neighborW(name: string, sendbuf: unknown, recvbuf: unknown, mode: Mode): Request | undefined {
+    const c = this.neighborCall(name, mode);
     const recv = decodeW(c, recvbuf, 'recvbuf', this.inDegree());
     const send = decodeW(c, sendbuf, 'sendbuf', this.outDegree());
     const recvBlock = (i: number): Uint8Array => recv.data.subarray(recv.off[i]!, recv.off[i]! + recv.len[i]!);
     const sendBlock = (j: number): Uint8Array => send.data.subarray(send.off[j]!, send.off[j]! + send.len[j]!);
-    return execute(c, this.neighborSchedule(c, sendBlock, recvBlock), nonblocking);
+    return execute(c, this.neighborSchedule(c, sendBlock, recvBlock), mode !== false);
   }
 
   /** The v-variants: blocks where counts and displs (in elements of the datatype) put them. */
-  private neighborV(name: string, sendbuf: unknown, recvbuf: unknown, alltoall: boolean, nonblocking: boolean): Request | undefined {
-    const c: Call = { comm: this, core: this.live(name), world: runtime.requireRunning(name), name };
+  private neighborV(name: string, sendbuf: unknown, recvbuf: unknown, alltoall: boolean, mode: Mode): Request | undefined {
+    const c = this.neighborCall(name, mode);
     const recv = decodeV(c, recvbuf, 'recvbuf', this.inDegree());
     const recvBlock = (i: number): Uint8Array =>
       recv.data.subarray(recv.displs[i]! * recv.datatype.size, (recv.displs[i]! + recv.counts[i]!) * recv.datatype.size);
@@ -106,7 +145,7 @@ export abstract class Topocomm extends Intracomm {
       const send = decode(c, sendbuf, 'sendbuf').bytes;
       sendBlock = () => send;
     }
-    return execute(c, this.neighborSchedule(c, sendBlock, recvBlock), nonblocking);
+    return execute(c, this.neighborSchedule(c, sendBlock, recvBlock), mode !== false);
   }
 
   /**
@@ -114,8 +153,8 @@ export abstract class Topocomm extends Intracomm {
    * collective tag on ctx + 1) and runs it, or returns its Request. Messages to ourselves are
    * local copies, paired in order within a round.
    */
-  private neighbor(name: string, sendbuf: unknown, recvbuf: unknown, alltoall: boolean, nonblocking: boolean): Request | undefined {
-    const c: Call = { comm: this, core: this.live(name), world: runtime.requireRunning(name), name };
+  private neighbor(name: string, sendbuf: unknown, recvbuf: unknown, alltoall: boolean, mode: Mode): Request | undefined {
+    const c = this.neighborCall(name, mode);
     const send = decode(c, sendbuf, 'sendbuf').bytes;
     const recv = decode(c, recvbuf, 'recvbuf').bytes;
     const nIn = this.inDegree();
@@ -134,7 +173,7 @@ export abstract class Topocomm extends Intracomm {
     }
     const sendBlock = (j: number): Uint8Array => (alltoall ? send.subarray(j * block, (j + 1) * block) : send);
     const recvBlock = (i: number): Uint8Array => recv.subarray(i * block, (i + 1) * block);
-    return execute(c, this.neighborSchedule(c, sendBlock, recvBlock), nonblocking);
+    return execute(c, this.neighborSchedule(c, sendBlock, recvBlock), mode !== false);
   }
 
   /** Collective: each out-neighbour gets obj; the values of the in-neighbours, in order (null for MPI.PROC_NULL). */
