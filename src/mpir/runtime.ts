@@ -6,6 +6,8 @@ import { armStateRequestBell } from '../mpid/state-request.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { installStateReport } from './state-report.js';
+import { reportStatistics } from './tools/report.js';
+import { bindToolsWorld } from './tools/world-binding.js';
 
 type Phase = 'before-init' | 'running' | 'finalized';
 
@@ -36,6 +38,7 @@ class Runtime {
     } catch (e) {
       throw toMPIException(call, e);
     }
+    bindToolsWorld(this.current);
     tagTraceWithRank(this.current.rank);
     armStateRequestBell(this.current.doorbell);
     this.phase = 'running';
@@ -45,6 +48,7 @@ class Runtime {
   stop(call: string): void {
     const world = this.requireRunning(call);
     try {
+      reportStatistics(world);
       world.finalize();
     } catch (e) {
       throw toMPIException(call, e);

@@ -64,7 +64,7 @@ function run(c: Call, send: Blocks, recv: Blocks, nonblocking: boolean): Request
     for (const n of send.len) bytes += n;
     algo = bytes <= LINEAR_MAX_BYTES ? 'linear' : 'pairwise';
   }
-  traceAlgorithm(s, algo, send.len.reduce((a, b) => a + b, 0));
+  traceAlgorithm(s, 'alltoall', algo, send.len.reduce((a, b) => a + b, 0));
   if (algo === 'linear') alltoallLinear(s, send, recv);
   else alltoallPairwise(s, send, recv);
   return execute(c, s, nonblocking);

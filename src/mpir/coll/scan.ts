@@ -71,7 +71,7 @@ function run(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, exclusive
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto') algo = recv.bytes.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'recursive_doubling';
-  traceAlgorithm(s, algo, recv.bytes.length);
+  traceAlgorithm(s, 'scan', algo, recv.bytes.length);
   if (algo === 'linear') scanLinear(s, mine, recv.bytes, red, exclusive);
   else if (algo === 'rpipe') reducePipeline(s, mine.slice(), red, c.core.size - 1, { out: recv.bytes, exclusive });
   else scanRecursiveDoubling(s, mine, recv.bytes, red, exclusive);
