@@ -13,7 +13,7 @@ export const UCX_PVARS: PvarTable<Device> = {
   category: C,
   description: 'UCX network device: active messages, zero-copy rendezvous, one-sided operations',
   variables: [
-    counterSpec(C, 'eager_packets', 'messages', 'Eager messages UCX sent within the call or from the user\'s buffer', of((c) => c.eager)),
+    counterSpec(C, 'eager_packets', 'messages', 'Packets (eager messages and protocol control) UCX sent within the call or from the user\'s buffer', of((c) => c.eager)),
     counterSpec(C, 'staged', 'messages', 'Eager messages copied to a staging buffer for UCX to send later', of((c) => c.staged)),
     counterSpec(C, 'held', 'messages', 'Eager messages UCX kept reading from the user\'s buffer after the call', of((c) => c.held)),
     counterSpec(C, 'rndv_packets', 'messages', 'Zero-copy rendezvous sends', of((c) => c.rndv)),
