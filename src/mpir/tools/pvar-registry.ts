@@ -51,7 +51,7 @@ export function pvarList(): readonly Pvar[] {
   const engine = () => toolsWorld()?.engine ?? null;
   table(ENGINE_PVARS, engine);
   for (const d of DEVICES) {
-    PVAR_CATEGORY_TEXT.set(d.name, d.pvars?.description ?? `Device ${d.name}`);
+    PVAR_CATEGORY_TEXT.set(d.name, d.pvars?.description ?? `Device ${d.name}: what mpid sent through it`);
     add(d.name, sentThroughPvars(d.name), engine);
     if (d.pvars !== undefined) table(d.pvars, () => toolsWorld()?.device(d.name) ?? null);
   }

@@ -24,10 +24,18 @@ export class PvarHandle {
   private base = 0;
   /** What the handle gained before its last start (or what write() set). */
   private kept = 0;
+  /** @internal */
   freed = false;
+  /** The session the handle belongs to. */
+  readonly session: PvarSession;
+  /** @internal */
+  readonly pvar: Pvar;
 
   /** @internal Made by MPI.T.pvar_handle_alloc. */
-  constructor(readonly session: PvarSession, readonly pvar: Pvar) {}
+  constructor(session: PvarSession, pvar: Pvar) {
+    this.session = session;
+    this.pvar = pvar;
+  }
 
   /** The variable's index (MPI.T.pvar_get_info). */
   get index(): number {
@@ -76,6 +84,7 @@ export class PvarHandle {
 export class PvarSession {
   /** @internal */
   readonly handles = new Set<PvarHandle>();
+  /** @internal */
   freed = false;
 
   /** @internal The session, or an MPI.Exception naming the call when it was freed or is not a session. */

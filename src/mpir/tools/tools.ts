@@ -2,7 +2,7 @@ import { Datatypes, type Datatype } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { categoryList } from './categories.js';
-import { type Cvar, cvarList, type CvarSource } from './cvar-registry.js';
+import { type Cvar, cvarList } from './cvar-registry.js';
 import { type Pvar, pvarList } from './pvar-registry.js';
 import { PVAR_ALL_HANDLES, PvarHandle, PvarSession } from './session.js';
 import type { PvarClass } from '../../mpid/pvars.js';
@@ -53,7 +53,7 @@ export interface CvarInfo {
   /** The accepted values, in words. */
   readonly range: string;
   /** Where the value comes from now: 'environment' (set, and valid) or 'default'. */
-  readonly source: CvarSource;
+  readonly source: 'default' | 'environment';
 }
 
 /** What MPI.T.pvar_get_info tells of a performance variable (MPI_T_pvar_get_info, plus tsmpi's unit and category). */
@@ -87,9 +87,14 @@ export interface CategoryInfo {
 /** A handle on one control variable (MPI_T_cvar_handle). */
 export class CvarHandle {
   readonly count = 1;
+  /** @internal */
   freed = false;
+  /** @internal */
+  readonly cvar: Cvar;
   /** @internal Made by MPI.T.cvar_handle_alloc. */
-  constructor(readonly cvar: Cvar) {}
+  constructor(cvar: Cvar) {
+    this.cvar = cvar;
+  }
   get index(): number {
     return this.cvar.index;
   }
