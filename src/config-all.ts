@@ -9,3 +9,4 @@ import './sisci/config.js';
 import './boot/config.js';
 import './ch_sci/config.js';
 import './ch_ucx/config.js';
+import './mpir/tools/config.js';

@@ -1,4 +1,5 @@
 import { HostListError, parseHostList, readHostfile, type HostSlot } from './hosts.js';
+import type { StatsFormat } from './stats.js';
 
 /**
  * Command line of tsmpiexec, mpiexec-compatible where the names overlap: the rank count as
@@ -27,6 +28,8 @@ export interface LaunchOptions {
   readonly launcherExec: readonly string[];
   /** The name or address at which agents and ranks reach the launcher; null: this host's name. */
   readonly launcherHost: string | null;
+  /** Print the ranks' performance variables at the end of the job (--stats, --stats=json); null: no. */
+  readonly stats: StatsFormat | null;
   readonly command: string;
   readonly args: readonly string[];
 }
@@ -61,6 +64,11 @@ export const USAGE = `usage: tsmpiexec -n N [options] command [args...]
                      "ssh -o BatchMode=yes"). tsmpi must be at the same path on every host
   --launcher-host A  the name or address at which the other hosts reach this one (default:
                      hostname; give one when it resolves to 127.0.1.1 or to the wrong network)
+  --stats[=FORMAT]   at the end of the job print every rank's performance variables (MPI.T:
+                     messages and bytes per protocol and device, unexpected queue, retries,
+                     cache, lock migrations, collectives by algorithm) and their totals on
+                     stderr: FORMAT table (default; variables 0 everywhere left out) or json
+                     (one line, every variable). Sets TSMPI_STATS=1 for the ranks
   --help-env         list the TSMPI_* variables with defaults and ranges
   --version          print the versions of tsmpi and Node.js
   -h, --help         this text
@@ -94,6 +102,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   let hostfile: string | null = null;
   let launcherExec: string[] = ['ssh'];
   let launcherHost: string | null = null;
+  let stats: StatsFormat | null = null;
   const exports = new Map<string, string>();
   let i = 0;
   while (i < argv.length) {
@@ -123,7 +132,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       else sciNodes = parseCount('--sci-nodes', value);
       continue;
     }
-    if (arg === '--tag-output') tagOutput = true;
+    if (arg === '--stats' || arg.startsWith('--stats=')) stats = parseStats(arg);
+    else if (arg === '--tag-output') tagOutput = true;
     else if (arg === '--pmi-port') pmiPort = true;
     else if (arg === '-h' || arg === '--help') return { kind: 'help' };
     else if (arg === '--help-env') return { kind: 'help-env' };
@@ -155,9 +165,14 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (hosts !== null && pmiPort) {
     throw new UsageError('--pmi-port is implied with --hosts or --hostfile (ranks connect to the launcher over TCP); leave it out');
   }
+  // The ranks report at MPI.Finalize only when asked (src/mpir/tools/report.ts).
+  if (stats !== null) exports.set('TSMPI_STATS', '1');
   return {
     kind: 'launch',
-    options: { nprocs, timeoutSeconds, exports, tagOutput, pmiPort, sciNodes, hosts, launcherExec, launcherHost, command, args: argv.slice(i + 1) },
+    options: {
+      nprocs, timeoutSeconds, exports, tagOutput, pmiPort, sciNodes, hosts, launcherExec, launcherHost, stats, command,
+      args: argv.slice(i + 1),
+    },
   };
 }
 
@@ -192,6 +207,12 @@ function parseCount(flag: string, text: string): number {
   const k = Number(text);
   if (!/^\d+$/.test(text) || k < 1 || k > MAX_RANKS) throw new UsageError(`${flag} ${text}: expected an integer in [1, ${MAX_RANKS}]`);
   return k;
+}
+
+function parseStats(arg: string): StatsFormat {
+  const format = arg === '--stats' ? 'table' : arg.slice('--stats='.length);
+  if (format !== 'table' && format !== 'json') throw new UsageError(`${arg}: expected --stats, --stats=table or --stats=json`);
+  return format;
 }
 
 function parseLauncherExec(text: string): string[] {

@@ -18,6 +18,7 @@ import { resolveExecutable } from './command.js';
 import { GATE_FD, StartGate } from './start-gate.js';
 import { forwardLines, killGroup, writeLines } from './output.js';
 import { HostAgents, hostPort, listenTcp } from './remote.js';
+import { collectStats, formatStatsJson, formatStatsTable } from './stats.js';
 
 /** The launcher's own trace (DEBUG=tsmpiexec): the job id and where the ranks go. */
 const trace = createDebug('tsmpiexec');
@@ -123,10 +124,22 @@ export class Job {
       if (this.socketPath) fs.rmSync(this.socketPath, { force: true });
       sweepJobSegments(this.jobId);
     }
+    if (this.options.stats !== null) this.printStats();
     const ending = this.ending as Ending | null;
     if (ending === null) return 0;
     if (ending.kind === 'signal') return 128 + (os.constants.signals[ending.signal] ?? 15);
     return ending.exitCode;
+  }
+
+  /** --stats: what the ranks reported at MPI.Finalize, on stderr after all of their output. */
+  private printStats(): void {
+    const { nprocs, stats: format } = this.options;
+    const { reported, stats } = collectStats(nprocs, (key) => this.server.lookup(key));
+    if (reported.length === 0) {
+      process.stderr.write('tsmpiexec: --stats: no rank reported its statistics (none reached MPI.Finalize)\n');
+      return;
+    }
+    process.stderr.write(format === 'json' ? formatStatsJson(nprocs, reported, stats) : formatStatsTable(nprocs, reported, stats));
   }
 
   private async listen(): Promise<void> {

@@ -5,6 +5,7 @@ import { Descriptor } from '../sisci/index.js';
 import { SISCI_LIB } from '../sisci/config.js';
 import { readSciConfig } from './config.js';
 import { SciDevice } from './device.js';
+import { SCI_PVARS } from './pvars.js';
 
 const NAME = 'ch_sci';
 
@@ -20,6 +21,7 @@ const NAME = 'ch_sci';
  */
 export const sciDescriptor: DeviceDescriptor = {
   name: NAME,
+  pvars: SCI_PVARS,
   priority: 20,
   forcedBy: 'sci',
   sharesMemory: false,

@@ -6,6 +6,7 @@ import { ShmemDevice } from './device.js';
 import { PairLayout } from './layout.js';
 import { shmNodeMemory } from './node-region.js';
 import { RankSegment } from './rank-segment.js';
+import { SHMEM_PVARS } from './pvars.js';
 
 const NAME = 'ch_shmem';
 
@@ -19,6 +20,7 @@ const NAME = 'ch_shmem';
  */
 export const shmemDescriptor: DeviceDescriptor = {
   name: NAME,
+  pvars: SHMEM_PVARS,
   priority: 50,
   sharesMemory: true,
   memory: { flags: MEM_LOAD_STORE | MEM_CPU_ATOMICS | RMA_PUT | RMA_GET, atomicWidths: ALL_WIDTHS, atomicOps: ALL_ATOMICS },

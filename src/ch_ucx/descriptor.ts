@@ -7,6 +7,7 @@ import {
 import { applyUcxEnvDefaults, readUcxConfig } from './config.js';
 import { UcxDevice } from './device.js';
 import { UCX_MEMORY } from './rma.js';
+import { UCX_PVARS } from './pvars.js';
 
 const NAME = 'ch_ucx';
 /**
@@ -29,6 +30,7 @@ const INSTALL = 'install UCX on every host (Debian: apt-get install libucx0; to 
  */
 export const ucxDescriptor: DeviceDescriptor = {
   name: NAME,
+  pvars: UCX_PVARS,
   priority: 10,
   forcedBy: 'ucx',
   sharesMemory: false,

@@ -19,6 +19,8 @@ export interface DeclaredTunable<T> {
   /** Human-readable default and accepted range, for the documentation table. */
   readonly defaultText: string;
   readonly rangeText: string;
+  /** What read() returns: an integer, a boolean, one of a list of words, or a string of a pattern. */
+  readonly kind: 'int' | 'bool' | 'choice' | 'string';
   read(env?: NodeJS.ProcessEnv): T;
 }
 
@@ -52,6 +54,7 @@ export function parseSize(text: string): number | null {
 export function declareInt(spec: TunableSpec & { default: number; min: number; max: number }): DeclaredTunable<number> {
   return register({
     ...spec,
+    kind: 'int',
     defaultText: String(spec.default),
     rangeText: `${spec.min} .. ${spec.max}`,
     read(env = process.env) {
@@ -70,6 +73,7 @@ export function declareInt(spec: TunableSpec & { default: number; min: number; m
 export function declareBool(spec: TunableSpec & { default: boolean }): DeclaredTunable<boolean> {
   return register({
     ...spec,
+    kind: 'bool',
     defaultText: spec.default ? '1' : '0',
     rangeText: '0 or 1',
     read(env = process.env) {
@@ -86,6 +90,7 @@ export function declareBool(spec: TunableSpec & { default: boolean }): DeclaredT
 export function declareChoice<T extends string>(spec: TunableSpec & { default: T; choices: readonly T[] }): DeclaredTunable<T> {
   return register({
     ...spec,
+    kind: 'choice',
     defaultText: spec.default,
     rangeText: spec.choices.join(' | '),
     read(env = process.env) {
@@ -103,6 +108,7 @@ export const FLAG_LIST = /^(none|--[a-z0-9-]+(=[\w.]+)?( --[a-z0-9-]+(=[\w.]+)?)
 export function declareString(spec: TunableSpec & { default: string; pattern: RegExp; patternText: string }): DeclaredTunable<string> {
   return register({
     ...spec,
+    kind: 'string',
     defaultText: spec.default === '' ? '(unset)' : spec.default,
     rangeText: spec.patternText,
     read(env = process.env) {

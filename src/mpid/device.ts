@@ -1,6 +1,7 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
 import type { BusinessCard } from './business-card.js';
 import type { MemoryCapabilities, NodeMemory, RmaService } from './memory.js';
+import type { PvarTable } from './pvars.js';
 
 /**
  * The contract between mpid and a channel device (tsmpi's btl.h), version 2.
@@ -321,6 +322,11 @@ export interface DeviceDescriptor {
    * (TSMPI_DEVICE=sci still puts shared windows in node memory).
    */
   readonly nodeMemory?: NodeMemory;
+  /**
+   * The device's own counters as MPI.T performance variables, read from the Device that open()
+   * returned on this rank (pvars.ts); what mpid sends through the device is counted by mpid.
+   */
+  readonly pvars?: PvarTable<Device>;
   /**
    * Whether this device can carry messages between the two ranks, from their published cards
    * alone (`peerCard` may be `myCard`): both ranks of a pair compute the same answer.

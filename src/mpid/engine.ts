@@ -56,7 +56,15 @@ export class Engine implements PacketSink {
   private pendingCount = 0;
   /** The devices progress polls: all but those that deliver on send. */
   private readonly polled: readonly Device[];
-  readonly counters = { eagerSends: 0, rndvSends: 0, eagerFallbacks: 0, unexpected: 0, parked: 0 };
+  /** Read through MPI.T and `tsmpiexec --stats` (engine-pvars.ts describes each). */
+  readonly counters = { eagerSends: 0, eagerBytes: 0, rndvSends: 0, rndvBytes: 0, eagerFallbacks: 0, unexpected: 0, parked: 0 };
+  /**
+   * Sends per device and protocol: for the device at index d of `devices`, words 4d .. 4d+3
+   * hold eager messages, eager bytes, rendezvous messages, rendezvous bytes (sentVia).
+   */
+  private readonly sentByDevice: Float64Array;
+  /** Index in `devices` of the device that carries each world rank. */
+  private readonly slotOf: Int32Array;
   /**
    * Progress hooks: upper layers whose operations advance as messages complete (the schedules
    * of non-blocking collectives). progress() calls each hook's advance() after polling the
@@ -69,6 +77,25 @@ export class Engine implements PacketSink {
     this.pendingTail = new Array<Request | null>(deviceOf.length).fill(null);
     for (const d of devices) d.init(this);
     this.polled = devices.filter((d) => d.deliversOnSend !== true);
+    this.sentByDevice = new Float64Array(4 * devices.length);
+    this.slotOf = Int32Array.from(deviceOf, (d) => devices.indexOf(d));
+  }
+
+  /**
+   * What went to peers through the device named `name` by `protocol` (eager or rendezvous):
+   * messages and bytes; zero when no device of that name carries a peer.
+   */
+  sentVia(name: string, protocol: 'eager' | 'rndv', what: 'messages' | 'bytes'): number {
+    const d = this.devices.findIndex((x) => x.name === name);
+    if (d < 0) return 0;
+    return this.sentByDevice[4 * d + (protocol === 'eager' ? 0 : 2) + (what === 'messages' ? 0 : 1)]!;
+  }
+
+  /** Counts a send that left by eager (word 0) or rendezvous (word 2). */
+  private countSent(peer: number, word: number, len: number): void {
+    const at = 4 * this.slotOf[peer]! + word;
+    this.sentByDevice[at]++;
+    this.sentByDevice[at + 1] += len;
   }
 
   /** Polls every device, then retries parked sends; returns how much happened. */
@@ -125,12 +152,16 @@ export class Engine implements PacketSink {
       const result = dev.sendPacket(r.peer, hdr, r.buf, 0, len, r.packed, HINT_MAY_BUFFER, r.packed === null ? r.id : -1);
       if (result === SENT) {
         this.counters.eagerSends++;
+        this.counters.eagerBytes += len;
+        this.countSent(r.peer, 0, len);
         r.sendGot |= SEND_DATA_GONE;
         this.checkSendDone(r);
         return true;
       }
       if (result === SENT_HOLDING) {
         this.counters.eagerSends++;
+        this.counters.eagerBytes += len;
+        this.countSent(r.peer, 0, len);
         return true; // onSendDone follows
       }
       if (result !== NO_EAGER_ROOM) return false;
@@ -145,6 +176,8 @@ export class Engine implements PacketSink {
       writeMessageHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, len, r.id);
       if (dev.sendPacket(r.peer, hdr, r.descBytes, 0, dev.limits.rndvDescWords * 4, null, HINT_NO_BUFFER) !== SENT) return false;
       this.counters.rndvSends++;
+      this.counters.rndvBytes += len;
+      this.countSent(r.peer, 2, len);
       return true;
     }
     if (!this.sendControlNow(dev, r.peer, r.pendingType, r.ctlSreq, r.ctlRreq)) return false;

@@ -13,6 +13,8 @@ export class MatchQueues {
   private unexpectedHead: Unexpected | null = null;
   private unexpectedTail: Unexpected | null = null;
   unexpectedCount = 0;
+  /** The longest the unexpected queue has been (MPI.T's high-water mark). */
+  unexpectedMax = 0;
 
   post(r: Request): void {
     r.next = null;
@@ -59,7 +61,7 @@ export class MatchQueues {
     if (this.unexpectedTail) this.unexpectedTail.next = u;
     else this.unexpectedHead = u;
     this.unexpectedTail = u;
-    this.unexpectedCount++;
+    if (++this.unexpectedCount > this.unexpectedMax) this.unexpectedMax = this.unexpectedCount;
   }
 
   /** The first unexpected message matching (ctx, rank, tag), wildcards allowed; not removed. */

@@ -38,6 +38,7 @@ import { INFO_NULL, Info, MAX_INFO_KEY, MAX_INFO_VAL } from './info.js';
 import { Intercomm } from './intercomm.js';
 import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo/index.js';
 import type { BufSpec, BufferLike } from './types.js';
+import * as tools from './tools/tools.js';
 
 const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');
 setDefaultComm(COMM_WORLD);
@@ -287,4 +288,5 @@ export const MPI = {
     memoryAddress.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
       : new Uint8Array(location)),
   Free_mem: freeMem,
+  T: tools.T,
 } as const;

@@ -7,6 +7,8 @@ import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { installStateReport } from './state-report.js';
 import { refuseWorkerThread } from './threads.js';
+import { reportStatistics } from './tools/report.js';
+import { bindToolsWorld } from './tools/world-binding.js';
 
 type Phase = 'before-init' | 'running' | 'finalized';
 
@@ -38,6 +40,7 @@ class Runtime {
     } catch (e) {
       throw toMPIException(call, e);
     }
+    bindToolsWorld(this.current);
     tagTraceWithRank(this.current.rank);
     armStateRequestBell(this.current.doorbell);
     this.phase = 'running';
@@ -83,6 +86,7 @@ class Runtime {
   stop(call: string): void {
     const world = this.requireRunning(call);
     try {
+      reportStatistics(world);
       world.finalize();
     } catch (e) {
       throw toMPIException(call, e);

@@ -6,6 +6,7 @@ import {
   OP_NO_OP, OP_REPLACE, OP_SUM, type Reducer,
 } from './codes.js';
 import { CAS, GET_ACC } from './wire.js';
+import { oscCounters } from './counters.js';
 
 /**
  * The device-RMA access method (select.ts ACCESS_DEVICE): a target's part reached by a
@@ -87,10 +88,12 @@ export class DeviceAccess {
     if (put) {
       this.touched[t] = 1;
       this.counters.puts++;
+      oscCounters.devicePuts++;
     } else {
       p.rma.flush!(p.target);
       this.touched[t] = 0;
       this.counters.gets++;
+      oscCounters.deviceGets++;
     }
   }
 
@@ -105,6 +108,7 @@ export class DeviceAccess {
     const at = p.base + offset;
     if (list !== null || !isDeviceWordKind(elemKind) || at % size !== 0 || bytes / size > DEVICE_UPDATE_MAX) {
       this.counters.toAgent++;
+      oscCounters.toAgent++;
       return false;
     }
     const s = this.scratch;
@@ -125,6 +129,7 @@ export class DeviceAccess {
       }
     }
     this.counters.atomics++;
+    oscCounters.deviceAtomics++;
     return true;
   }
 

@@ -3,6 +3,7 @@ import type { WindowChannel } from './channel.js';
 import { KIND_UINT8 } from './codes.js';
 import { mergePuts } from './gather.js';
 import { BATCH, HEADER_DOUBLES, PUT } from './wire.js';
+import { oscCounters } from './counters.js';
 
 /**
  * The gathered method (003b §3.2d, TSMPI_RMA_METHOD=gather): small Puts and Accumulates per
@@ -36,6 +37,7 @@ export class GatheredRequests {
     b.len = need;
     b.count++;
     this.counters.operations++;
+    oscCounters.gatheredOperations++;
     this.queued++;
   }
 
@@ -47,6 +49,7 @@ export class GatheredRequests {
     const sorted = mergePuts(b.buf, b.len, PUT, HEADER_DOUBLES, KIND_UINT8);
     if (sorted !== null) this.counters.merged += sorted.merged;
     this.counters.messages++;
+    oscCounters.gatheredMessages++;
     this.channel.send(t, BATCH, sorted !== null ? sorted.bytes : b.buf.subarray(0, b.len));
     b.len = 0;
     b.count = 0;

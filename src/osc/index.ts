@@ -12,3 +12,4 @@ export { ACC, CAS, GET, GET_ACC, PUT } from './wire.js';
 export { exposeUserMemory, removeUserMemory } from './exposed.js';
 export type { LockPolicy } from './select.js';
 export type { MethodSetting } from './select.js';
+export { OSC_PVARS, oscCounters } from './counters.js';

@@ -2,6 +2,7 @@
 import { ATOMIC_ADD, ATOMIC_CSWAP, type RemoteAccessMemory, type RmaService } from '../mpid/memory.js';
 import { LOCK_EXCLUSIVE } from './codes.js';
 import { LOCK_AGENT, LOCK_CPU, LOCK_DEVICE, type LockPolicy } from './select.js';
+import { oscCounters } from './counters.js';
 
 /**
  * The passive-target lock of one window part and the serialisation of read-modify-writes on
@@ -312,6 +313,7 @@ export class LockAreas {
     for (;;) {
       if (claim && deviceOp(d, ATOMIC_CSWAP, MODE, MODE_DEVICE, MODE_CPU) === MODE_CPU) {
         d.rma.post!(d.target, d.key, d.base + MIGRATIONS * 4, ATOMIC_ADD, 4, 1n);
+        oscCounters.lockMigrations++;
       }
       let ok: boolean;
       if (lockType === LOCK_EXCLUSIVE) ok = deviceOp(d, ATOMIC_CSWAP, STATE, WRITER, 0) === 0;
@@ -337,7 +339,10 @@ export class LockAreas {
       if (Atomics.load(w, a.at + MODE) === MODE_DEVICE) {
         const waiting = Atomics.load(w, a.at + REMOTE_WAIT) !== 0;
         if (!waiting && this.policy === 'migrate' &&
-            Atomics.compareExchange(w, a.at + MODE, MODE_DEVICE, MODE_CPU) === MODE_DEVICE) Atomics.add(w, a.at + MIGRATIONS, 1);
+            Atomics.compareExchange(w, a.at + MODE, MODE_DEVICE, MODE_CPU) === MODE_DEVICE) {
+          Atomics.add(w, a.at + MIGRATIONS, 1);
+          oscCounters.lockMigrations++;
+        }
         // Device mode with ranks of other hosts waiting: they go first (no starvation behind our CPU atomics).
         if (waiting) {
           this.idle();
@@ -373,6 +378,7 @@ export class LockAreas {
     if (this.policy !== 'migrate' || Atomics.load(w, a.at + REMOTE_WAIT) !== 0) return false;
     Atomics.store(w, a.at + MODE, MODE_CPU);
     Atomics.store(w, a.at + MIGRATIONS, Atomics.load(w, a.at + MIGRATIONS) + 1);
+    oscCounters.lockMigrations++;
     this.mutexRelease(a);
     return true;
   }
@@ -384,6 +390,7 @@ export class LockAreas {
     if (Atomics.load(w, a.at + MODE) === MODE_DEVICE) return;
     Atomics.store(w, a.at + MODE, MODE_DEVICE);
     Atomics.store(w, a.at + MIGRATIONS, Atomics.load(w, a.at + MIGRATIONS) + 1);
+    oscCounters.lockMigrations++;
     a.mem.storeBarrier();
     // Ranks of the owner's node inside a cpu-mode step finish it (they are in an MPI call).
     for (let i = 0; i < this.n; i++) while (Atomics.load(w, a.at + B_AT + this.n + i) !== 0) this.idle();

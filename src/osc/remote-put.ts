@@ -3,6 +3,7 @@ import type { Request as CoreRequest } from '../mpid/request.js';
 import type { World } from '../mpid/world.js';
 import type { WindowChannel } from './channel.js';
 import { GET, HEADER_BYTES, HEADER_DOUBLES, REMOTE_PUT } from './wire.js';
+import { oscCounters } from './counters.js';
 
 /**
  * Remote-put access (003b §3.2c): a large Get whose result lies in our exported memory (MPI.
@@ -35,6 +36,7 @@ export class RemotePut {
     const reply = this.channel.expectReply(t, id, new Uint8Array(0));
     this.channel.send(t, GET, msg);
     this.counters.gets++;
+    oscCounters.remotePutGets++;
     return reply;
   }
 
@@ -45,6 +47,7 @@ export class RemotePut {
     out.write(where[1]!, mem, offset, bytes);
     out.release();
     this.counters.written++;
+    oscCounters.remotePutsWritten++;
     this.channel.reply(origin, id, new Uint8Array(0));
   }
 }

@@ -88,7 +88,7 @@ export function allgather(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocki
   let algo = choice;
   if (algo === 'auto') algo = isPowerOfTwo(size) && bb * size < large ? 'recursive_doubling' : 'ring';
   if (algo === 'recursive_doubling' && !isPowerOfTwo(size)) algo = 'ring';
-  traceAlgorithm(s, algo, bb * size);
+  traceAlgorithm(s, 'allgather', algo, bb * size);
   if (algo === 'recursive_doubling') recursiveDoublingAllgather(s, recv.bytes, bb);
   else if (algo === 'shift') shiftAllgather(s, recv.bytes, bb);
   else if (algo === 'gather_bcast') {

@@ -214,7 +214,7 @@ export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unkno
     algo = n >= rpipeMin && size > 2 ? 'rpipe'
       : red.op.Is_commutative() && n >= large && red.count >= size ? 'rabenseifner' : 'recursive_doubling';
   }
-  traceAlgorithm(s, algo, recv.bytes.length);
+  traceAlgorithm(s, 'allreduce', algo, recv.bytes.length);
   if (algo === 'rpipe') {
     // SCI-MPICH runs the reduce pipeline and then pcast as two pipelines (003c §1.7, allreduce).
     const tail = reducePipeline(s, recv.bytes, red, 0);

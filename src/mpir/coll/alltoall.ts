@@ -69,7 +69,7 @@ function run(c: Call, sendBlocks: Blocks | null, recv: Blocks, nonblocking: bool
     for (const n of send.len) bytes += n;
     algo = bytes <= LINEAR_MAX_BYTES ? 'linear' : 'pairwise';
   }
-  traceAlgorithm(s, algo, send.len.reduce((a, b) => a + b, 0));
+  traceAlgorithm(s, 'alltoall', algo, send.len.reduce((a, b) => a + b, 0));
   if (algo === 'linear') alltoallLinear(s, send, recv);
   else alltoallPairwise(s, send, recv);
   return execute(c, s, nonblocking);

@@ -31,7 +31,7 @@ export function barrier(c: Call, nonblocking: boolean): Request | undefined {
   const s = newSchedule(c);
   let algo = choice;
   if (algo === 'auto' || algo === 'shm_counter') algo = shmBarrierUseful(c.core, c.world) ? 'shm_counter' : 'dissemination';
-  traceAlgorithm(s, algo, 0);
+  traceAlgorithm(s, 'barrier', algo, 0);
   if (algo === 'shm_counter') barrierShmCounter(s, c.world, c.persistent === true);
   else if (algo === 'linear') barrierLinear(s);
   else barrierDissemination(s);

@@ -56,7 +56,7 @@ export function bcast(c: Call, buf: unknown, root: number, nonblocking: boolean)
     const n = d.bytes.length;
     algo = n >= pcastMin && c.core.size > 2 ? 'pcast' : n >= large && c.core.size > 2 ? 'scatter_allgather' : 'binomial';
   }
-  traceAlgorithm(s, algo, d.bytes.length);
+  traceAlgorithm(s, 'bcast', algo, d.bytes.length);
   if (algo === 'pcast') bcastPcast(s, d.bytes, root);
   else if (algo === 'scatter_allgather') bcastScatterAllgather(s, d.bytes, root);
   else if (algo === 'linear') bcastLinear(s, d.bytes, root);

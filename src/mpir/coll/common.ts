@@ -11,6 +11,7 @@ import { Request } from '../request.js';
 import { CollPrequest } from './persistent.js';
 import { Schedule, launch, nextCollTag, runBlocking } from './schedule.js';
 import { IN_PLACE } from '../in-place.js';
+import { type Collective, countAlgorithm } from './algorithm-counts.js';
 
 const collTrace = createDebug('tsmpi:coll');
 /** Read once from DEBUG: debug's `.enabled` is a getter, too dear for every small collective. */
@@ -20,14 +21,16 @@ const COLL_TRACE = collTrace.enabled;
  * DEBUG=tsmpi:coll: the algorithm a collective call runs (its schedule `s` names the call, as
  * `<communicator>.<Call>`), with the data size; one constant test when off.
  */
-export function traceAlgorithm(s: Schedule, algorithm: string, bytes: number): void {
+export function traceAlgorithm(s: Schedule, collective: Collective, algorithm: string, bytes: number): void {
+  countAlgorithm(collective, algorithm);
   if (COLL_TRACE) {
     collTrace('%s (%d ranks, %d bytes): %s', s.call, s.core.size, bytes, algorithm);
   }
 }
 
 /** traceAlgorithm for a collective that runs without a schedule (coll/shm-small.ts). */
-export function traceCall(c: Call, algorithm: string, bytes: number): void {
+export function traceCall(c: Call, collective: Collective, algorithm: string, bytes: number): void {
+  countAlgorithm(collective, algorithm);
   if (COLL_TRACE) {
     collTrace('%s (%d ranks, %d bytes): %s', `${c.comm.Get_name()}.${c.name}`, c.core.size, bytes, algorithm);
   }

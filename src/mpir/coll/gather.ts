@@ -54,7 +54,7 @@ export function gather(c: Call, sendbuf: unknown, recvbuf: unknown, root: number
   // The binomial tree forwards whole subtrees through scratch buffers: for large blocks the
   // root receiving each block straight into place costs less (003c §1.9 for scatter).
   const algo = choice === 'auto' ? (bb * c.core.size >= large ? 'linear' : 'binomial') : choice;
-  traceAlgorithm(s, algo, bb);
+  traceAlgorithm(s, 'gather', algo, bb);
   if (algo === 'linear') gatherLinear(s, mine, out, bb, root);
   else gatherBinomial(s, mine, out, bb, root);
   return execute(c, s, nonblocking);

@@ -60,7 +60,7 @@ function build(s: Schedule, acc: Uint8Array, out: Uint8Array, red: Reduction, co
   let algo = choice;
   if (algo === 'auto') algo = red.op.Is_commutative() ? (acc.length < large ? 'overlap' : 'ring') : 'reduce_scatterv';
   if ((algo === 'ring' || algo === 'overlap') && !red.op.Is_commutative()) algo = 'reduce_scatterv';
-  traceAlgorithm(s, algo, acc.length);
+  traceAlgorithm(s, 'reduce_scatter', algo, acc.length);
   if (algo === 'overlap') {
     reduceScatterOverlap(s, acc, out, red, off, len, counts);
     return;

@@ -170,7 +170,7 @@ export function reduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown,
   s.prepare(() => acc.set(own));
   let algo = choice;
   if (algo === 'auto') algo = acc.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'binomial';
-  traceAlgorithm(s, algo, acc.length);
+  traceAlgorithm(s, 'reduce', algo, acc.length);
   if (algo === 'linear') reduceLinear(s, acc, out, red, root);
   else if (algo === 'fanin_tree') reduceFaninTree(s, acc, out, red, root, fanin);
   else if (algo === 'rpipe') reduceRpipe(s, acc, out, red, root);

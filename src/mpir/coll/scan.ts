@@ -79,7 +79,7 @@ function run(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, exclusive
   if (inPlace) s.prepare(() => mine.set(recv.bytes));
   let algo = choice;
   if (algo === 'auto') algo = recv.bytes.length >= rpipeMin && c.core.size > 2 ? 'rpipe' : 'recursive_doubling';
-  traceAlgorithm(s, algo, recv.bytes.length);
+  traceAlgorithm(s, 'scan', algo, recv.bytes.length);
   if (algo === 'linear') scanLinear(s, mine, recv.bytes, red, exclusive);
   else if (algo === 'rpipe') {
     const acc = new Uint8Array(mine.length);

@@ -81,7 +81,7 @@ export function scatter(c: Call, sendbuf: unknown, recvbuf: unknown, root: numbe
   // 003c §1.9: the binomial tree for small messages only; for large ones every rank would get
   // its block only after (p - 1) / p of the data went through the tree.
   const algo = choice === 'auto' ? (bb * c.core.size >= large ? 'linear' : 'binomial') : choice;
-  traceAlgorithm(s, algo, bb);
+  traceAlgorithm(s, 'scatter', algo, bb);
   if (algo === 'linear') scatterLinear(s, inp, mine, bb, root);
   else scatterBinomial(s, inp, mine, bb, root);
   return execute(c, s, nonblocking);

@@ -4,6 +4,7 @@ import { copyBytes } from '../../common/copy.js';
 import { COLL_SHM_SMALL } from '../config.js';
 import type { Datatype } from '../datatype.js';
 import type { Op } from '../op.js';
+import type { Collective } from './algorithm-counts.js';
 import { type Call, execute, newSchedule, traceCall } from './common.js';
 import { shareNodeSegment } from './node-segment.js';
 
@@ -164,9 +165,9 @@ function publish(c: Call, cells: Cells, g: number): void {
 }
 
 /** The cells when a collective moving `bytes` per cell may go this way, else null. */
-function start(c: Call, bytes: number): Cells | null {
+function start(c: Call, collective: Collective, bytes: number): Cells | null {
   const cells = bytes > limit ? null : cellsFor(c);
-  if (cells !== null) traceCall(c, 'node_cells', bytes);
+  if (cells !== null) traceCall(c, collective, 'node_cells', bytes);
   return cells;
 }
 
@@ -179,7 +180,7 @@ function start(c: Call, bytes: number): Cells | null {
  * now; at 2 ranks it changed little, and the Barrier itself takes ~0.1 us more there.
  */
 export function smallBarrier(c: Call): boolean {
-  const cells = start(c, 0);
+  const cells = start(c, 'barrier', 0);
   if (cells === null) return false;
   const g = ++cells.generation;
   if (c.core.rank === 0) {
@@ -193,7 +194,7 @@ export function smallBarrier(c: Call): boolean {
 }
 
 export function smallBcast(c: Call, buf: Uint8Array, root: number): boolean {
-  const cells = start(c, buf.length);
+  const cells = start(c, 'bcast', buf.length);
   if (cells === null) return false;
   const g = ++cells.generation;
   if (c.core.rank === root) {
@@ -214,7 +215,7 @@ export function smallBcast(c: Call, buf: Uint8Array, root: number): boolean {
  */
 export function smallReduce(c: Call, own: Uint8Array, out: Uint8Array, op: Op, count: number, dt: Datatype, root: number): boolean {
   const n = own.length;
-  const cells = start(c, n);
+  const cells = start(c, root < 0 ? 'allreduce' : 'reduce', n);
   if (cells === null) return false;
   const g = ++cells.generation;
   const { rank, size } = c.core;
@@ -233,7 +234,7 @@ export function smallReduce(c: Call, own: Uint8Array, out: Uint8Array, op: Op, c
 /** Allgather of `block` bytes per rank into `out` (rank r's block at r * block); `own` is ours. */
 export function smallAllgather(c: Call, own: Uint8Array, out: Uint8Array): boolean {
   const block = own.length;
-  const cells = start(c, block);
+  const cells = start(c, 'allgather', block);
   if (cells === null) return false;
   const g = ++cells.generation;
   const { rank, size } = c.core;
@@ -249,7 +250,7 @@ export function smallAllgather(c: Call, own: Uint8Array, out: Uint8Array): boole
 
 /** Alltoall of `block` bytes per pair: `send` holds our block for rank r at r * block. */
 export function smallAlltoall(c: Call, send: Uint8Array, out: Uint8Array, block: number): boolean {
-  const cells = start(c, send.length);
+  const cells = start(c, 'alltoall', send.length);
   if (cells === null) return false;
   const g = ++cells.generation;
   const { rank, size } = c.core;
