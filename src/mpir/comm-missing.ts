@@ -13,6 +13,8 @@ type Raises = (...args: unknown[]) => never;
 
 declare module './comm.js' {
   interface Comm {
+    Idup: Raises;
+    Idup_with_info: Raises;
     Disconnect: Raises;
     Revoke: Raises;
     Is_revoked: Raises;
@@ -58,6 +60,8 @@ function define(target: object, methods: Record<string, unknown>): void {
 
 const ulfm = (name: string): Raises => unsupportedCall(`Comm.${name}`, UNSUPPORTED.ulfm);
 define(Comm.prototype, {
+  Idup: unsupportedCall('Comm.Idup', UNSUPPORTED.idup),
+  Idup_with_info: unsupportedCall('Comm.Idup_with_info', UNSUPPORTED.idup),
   Disconnect: disconnectCall,
   Revoke: ulfm('Revoke'), Is_revoked: ulfm('Is_revoked'), Get_failed: ulfm('Get_failed'), Ack_failed: ulfm('Ack_failed'),
   Agree: ulfm('Agree'), Iagree: ulfm('Iagree'), Shrink: ulfm('Shrink'), Ishrink: ulfm('Ishrink'),
@@ -72,3 +76,17 @@ for (const [owner, target] of [['Comm', Comm.prototype], ['Session', Session.pro
 }
 define(Comm, { Get_parent: (): Comm => COMM_NULL, Join: joinCall });
 define(Intracomm.prototype, spawnCalls);
+
+/** MPI.Grequest: generalized requests, not implemented; its Start raises. */
+export class Grequest {
+  private constructor() {}
+  static Start = unsupportedCall('MPI.Grequest.Start', UNSUPPORTED.grequest);
+}
+export interface Grequest {
+  Complete: Raises;
+  complete: Raises;
+}
+define(Grequest.prototype, {
+  Complete: unsupportedCall('Grequest.Complete', UNSUPPORTED.grequest),
+  complete: unsupportedCall('Grequest.complete', UNSUPPORTED.grequest),
+});

@@ -297,6 +297,11 @@ export class Comm {
     return this.request(p2p.startMatched(this, message, buf, 'Irecv'));
   }
 
+  /** @internal Message.irecv: the matched message's bytes, deserialized at completion. */
+  receiveMatchedObject<T>(message: Message): ObjectRequest<T> {
+    return new ObjectRequest<T>(p2p.startMatched(this, message, new Uint8Array(message.length), 'irecv'), this);
+  }
+
   // ------------------------------------------------------------ object forms
   // Values travel as node:v8 structured clones (class instances arrive as plain objects). The
   // type parameter of a receive states what the program expects; nothing checks it at run
@@ -342,6 +347,28 @@ export class Comm {
     const value = this.recv<T>(source, recvtag, status);
     s.Wait();
     return value;
+  }
+
+  /** Buffered send of a value (counts against MPI.Attach_buffer as Bsend). */
+  bsend<T>(obj: T, dest: number, tag = 0): void {
+    this.Bsend(v8.serialize(obj), dest, tag);
+  }
+
+  ibsend<T>(obj: T, dest: number, tag = 0): Request {
+    return this.Ibsend(v8.serialize(obj), dest, tag);
+  }
+
+  issend<T>(obj: T, dest: number, tag = 0): Request {
+    return this.Issend(v8.serialize(obj), dest, tag);
+  }
+
+  /** Mprobe for a value: receive it with message.recv(). */
+  mprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message {
+    return this.Mprobe(source, tag, status);
+  }
+
+  improbe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message | null {
+    return this.Improbe(source, tag, status);
   }
 
   probe(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): true {

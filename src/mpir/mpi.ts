@@ -13,7 +13,8 @@ import { reduceLocal } from './reduce-local.js';
 import { Session } from './session.js';
 import { File } from './file.js';
 import { dynamicProcessCalls } from './dynamic.js';
-import './comm-missing.js';
+import { Grequest } from './comm-missing.js';
+import './intercomm-from-groups.js';
 import { UNSUPPORTED, unsupportedCall } from './unsupported.js';
 import {
   THREAD_FUNNELED, THREAD_MULTIPLE, THREAD_PROVIDED, THREAD_SERIALIZED, THREAD_SINGLE, isThreadLevel, isThreadMain,
@@ -208,6 +209,7 @@ export const MPI = {
   Get_hw_resource_info: unsupportedCall('MPI.Get_hw_resource_info', UNSUPPORTED.hwInfo),
   Register_datarep: unsupportedCall('MPI.Register_datarep', UNSUPPORTED.io),
   File,
+  Grequest,
   ...dynamicProcessCalls,
   Reduce_local: (inbuf: BufSpec, inoutbuf: BufSpec, op: Op = Ops.SUM): void => {
     if (!(op instanceof Op)) throw new MPIException(ErrorClass.ERR_OP, `MPI.Reduce_local: op must be an MPI.Op, got ${describe(op)}`);

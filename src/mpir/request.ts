@@ -1,7 +1,8 @@
 import v8 from 'node:v8';
 import { STATE_DONE, type CoreRequest, type Unexpected } from '../mpid/index.js';
 import { dropUnpack, finishUnpack } from './buffer.js';
-import { PROC_NULL, ANY_TAG, UNDEFINED } from './constants.js';
+import { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED } from './constants.js';
+import { describe } from './describe.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { runtime } from './runtime.js';
@@ -248,6 +249,90 @@ export class Request<T = Status> implements PromiseLike<T> {
     return [UNDEFINED, !active];
   }
 
+  // mpi4py's lower-case list calls: what the completed requests yield (their Status, or the
+  // received value of an object receive) beside the indices.
+
+  /** `[index, what it yields]` of the request Waitany completed (`[MPI.UNDEFINED, undefined]` when none is active). */
+  static waitany<T>(requests: readonly Request<T>[], status?: Status): [number, T | undefined] {
+    const s = status ?? new Status();
+    const i = Request.Waitany(requests, s);
+    return [i, i === UNDEFINED ? undefined : requests[i]!.yielded(s)];
+  }
+
+  /** `[index, flag, what it yields]`, as Testany. */
+  static testany<T>(requests: readonly Request<T>[], status?: Status): [number, boolean, T | undefined] {
+    const s = status ?? new Status();
+    const [i, flag] = Request.Testany(requests, s);
+    return [i, flag, i === UNDEFINED ? undefined : requests[i]!.yielded(s)];
+  }
+
+  /** `[indices, what each yields]` of the requests Waitsome completed (`[null, null]` when none is active). */
+  static waitsome<T>(requests: readonly Request<T>[], statuses?: Status[]): [number[] | null, T[] | null] {
+    return Request.yieldedBy(requests, statuses, Request.Waitsome);
+  }
+
+  /** `[indices, what each yields]`, as Testsome. */
+  static testsome<T>(requests: readonly Request<T>[], statuses?: Status[]): [number[] | null, T[] | null] {
+    return Request.yieldedBy(requests, statuses, Request.Testsome);
+  }
+
+  private static yieldedBy<T>(requests: readonly Request<T>[], statuses: Status[] | undefined,
+                              complete: (r: readonly Request<T>[], s: Status[]) => number[] | null): [number[] | null, T[] | null] {
+    const s = statuses ?? requests.map(() => new Status());
+    const done = complete(requests, s);
+    return done === null ? [null, null] : [done, done.map((i, k) => requests[i]!.yielded(s[k]!))];
+  }
+
+  /**
+   * MPI-4.1: `[index, true]` of the first active request that is complete, without completing
+   * it; `[MPI.UNDEFINED, true]` when none is active, `[MPI.UNDEFINED, false]` when none is done.
+   */
+  static Get_status_any(requests: readonly Request<unknown>[], status?: Status): [number, boolean] {
+    let active = false;
+    for (let i = 0; i < requests.length; i++) {
+      const r = requests[i]!;
+      if (!r.active) continue;
+      active = true;
+      if (r.Get_status(status)) return [i, true];
+    }
+    if (!active && status) fillEmpty(status);
+    return [UNDEFINED, !active];
+  }
+
+  /** MPI-4.1: whether every request is complete (or inactive), without completing them. */
+  static Get_status_all(requests: readonly Request<unknown>[], statuses?: Status[]): boolean {
+    let all = true;
+    for (let i = 0; i < requests.length; i++) all = requests[i]!.Get_status(statuses?.[i]) && all;
+    return all;
+  }
+
+  /** MPI-4.1: the indices of the active requests that are complete, without completing them (null: none active). */
+  static Get_status_some(requests: readonly Request<unknown>[], statuses?: Status[]): number[] | null {
+    const done: number[] = [];
+    let active = false;
+    for (let i = 0; i < requests.length; i++) {
+      const r = requests[i]!;
+      if (!r.active) continue;
+      active = true;
+      if (r.Get_status(statuses?.[done.length])) done.push(i);
+    }
+    return active ? done : null;
+  }
+
+  static get_status_any = Request.Get_status_any;
+  static get_status_all = Request.Get_status_all;
+  static get_status_some = Request.Get_status_some;
+
+  /** mpi4py's get_status: Get_status. */
+  get_status(status?: Status): boolean {
+    return this.Get_status(status);
+  }
+
+  /** mpi4py's cancel: Cancel. */
+  cancel(): void {
+    this.Cancel();
+  }
+
   /** Waits until at least one active request completes; returns the indices completed. */
   static Waitsome(requests: readonly Request<unknown>[], statuses?: Status[]): number[] | null {
     const world = runtime.requireRunning('Request.Waitsome');
@@ -367,6 +452,44 @@ export class Message {
 
   Irecv(buf: BufSpec): Request {
     return this.comm.receiveMatchedNonblocking(this, buf);
+  }
+
+  /** @internal The matched message's length in bytes (0 for the message from MPI.PROC_NULL). */
+  get length(): number {
+    return this.entry?.len ?? 0;
+  }
+
+  /** mpi4py's recv: the value of a message sent by send/isend/ssend and probed by mprobe. */
+  recv<T = unknown>(status?: Status): T {
+    const r = this.irecv<T>();
+    r.Wait(status);
+    return r.result();
+  }
+
+  /** mpi4py's irecv: a request that yields the value (as comm.irecv's). */
+  irecv<T = unknown>(): ObjectRequest<T> {
+    return this.comm.receiveMatchedObject<T>(this);
+  }
+
+  /** `comm.Mprobe(source, tag, status)`, as mpi4py's Message.Probe. */
+  static Probe(comm: Comm, source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message {
+    return Message.commOf('Probe', comm).Mprobe(source, tag, status);
+  }
+
+  /** `comm.Improbe(source, tag, status)`: null when nothing matches yet. */
+  static Iprobe(comm: Comm, source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message | null {
+    return Message.commOf('Iprobe', comm).Improbe(source, tag, status);
+  }
+
+  /** The object forms probe the same messages: receive them with recv()/irecv(). */
+  static probe = Message.Probe;
+  static iprobe = Message.Iprobe;
+
+  private static commOf(call: string, comm: unknown): Comm {
+    if (typeof (comm as Comm | null)?.Mprobe !== 'function') {
+      throw new MPIException(ErrorClass.ERR_COMM, `Message.${call}: comm must be an MPI.Comm, got ${describe(comm)}`);
+    }
+    return comm as Comm;
   }
 }
 
