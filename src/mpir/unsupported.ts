@@ -26,7 +26,7 @@ export const UNSUPPORTED = {
 } as const;
 
 /** Every call that raises, by name ('MPI.File.Open', 'Comm.Spawn', ...), for the README test. */
-export const unsupportedCalls = new Set<string>();
+export const unsupportedCalls = new Map<string, (...args: unknown[]) => never>();
 
 /** Raises for `call`, one of the calls above. */
 export function unsupported(call: string, why: string): never {
@@ -35,6 +35,7 @@ export function unsupported(call: string, why: string): never {
 
 /** A function that raises for `call` whatever its arguments; registered for the README test. */
 export function unsupportedCall(call: string, why: string): (...args: unknown[]) => never {
-  unsupportedCalls.add(call);
-  return () => unsupported(call, why);
+  const raise = (): never => unsupported(call, why);
+  unsupportedCalls.set(call, raise);
+  return raise;
 }
