@@ -24,6 +24,7 @@ import { INFO_NULL, Info, MAX_INFO_KEY, MAX_INFO_VAL } from './info.js';
 import { Intercomm } from './intercomm.js';
 import { CART, Cartcomm, DIST_GRAPH, Distgraphcomm, GRAPH, Graphcomm, computeDims } from './topo/index.js';
 import type { BufferLike } from './types.js';
+import { describe } from './buffer.js';
 
 const COMM_WORLD = new Intracomm('MPI_COMM_WORLD');
 setDefaultComm(COMM_WORLD);
@@ -102,6 +103,16 @@ function Detach_buffer(): BufferLike | null {
 function Get_processor_name(): string {
   runtime.requireRunning('MPI.Get_processor_name');
   return os.hostname();
+}
+
+/** The address of a buffer's first byte (for dynamic windows and MPI_Aint arithmetic). */
+function Get_address(location: BufferLike): number {
+  if (!(ArrayBuffer.isView(location) || location instanceof ArrayBuffer || location instanceof SharedArrayBuffer)) {
+    throw new MPIException(ErrorClass.ERR_BUFFER, `MPI.Get_address: location must be a typed array, DataView, Buffer or ` +
+      `ArrayBuffer, got ${describe(location)}`);
+  }
+  return memoryAddress.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
+    : new Uint8Array(location));
 }
 
 /** Seconds since an arbitrary point in the past, from the monotonic high-resolution clock. */
@@ -191,9 +202,6 @@ export const MPI = {
   WIN_UNIFIED: rma.WIN_UNIFIED,
   /** Memory for windows: a SharedArrayBuffer; info type=shared exports it to other SCI nodes (see rma/alloc-mem.ts). */
   Alloc_mem: allocMem,
-  /** The address of a buffer's first byte (for dynamic windows and MPI_Aint arithmetic). */
-  Get_address: (location: BufferLike): number =>
-    memoryAddress.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
-      : new Uint8Array(location)),
+  Get_address,
   Free_mem: freeMem,
 } as const;

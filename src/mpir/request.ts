@@ -8,6 +8,7 @@ import { runtime } from './runtime.js';
 import { Status } from './status.js';
 import type { Comm } from './comm.js';
 import type { BufSpec } from './types.js';
+import { check, raise, requestsProblem, statusProblem, statusesProblem } from './validate.js';
 
 /**
  * @internal The text of MPI.ERR_TRUNCATE for a completed receive, blocking (Comm) or not (Request): who
@@ -57,6 +58,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Blocks until the operation completes; fills `status`. */
   Wait(status?: Status): true {
+    if (status !== undefined) this.checkStatusArg('Wait', status);
     if (this.core !== null) runtime.requireRunning('Request.Wait').progress.wait(this.core);
     this.finish(status, 'Wait');
     return true;
@@ -64,6 +66,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Completes the operation if it is done; returns whether it was. */
   Test(status?: Status): boolean {
+    if (status !== undefined) this.checkStatusArg('Test', status);
     if (this.core !== null) {
       const world = runtime.requireRunning('Request.Test');
       if (this.core.state !== STATE_DONE) world.engine.progress();
@@ -75,6 +78,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Whether the request is complete, without completing it (status is filled if given). */
   Get_status(status?: Status): boolean {
+    if (status !== undefined) this.checkStatusArg('Get_status', status);
     if (this.core === null) {
       if (status) fillEmpty(status);
       return true;
@@ -110,6 +114,7 @@ export class Request<T = Status> implements PromiseLike<T> {
    * also written to `status` if given; the value for an object receive).
    */
   wait(status?: Status): T {
+    if (status !== undefined) this.checkStatusArg('wait', status);
     const s = status ?? new Status();
     this.Wait(s);
     return this.yielded(s);
@@ -117,6 +122,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** mpi4py's test: `[true, what it yields]` once complete (as wait), else `[false, undefined]`. */
   test(status?: Status): [done: true, value: T] | [done: false, value: undefined] {
+    if (status !== undefined) this.checkStatusArg('test', status);
     const s = status ?? new Status();
     if (!this.Test(s)) return [false, undefined];
     return [true, this.yielded(s)];
@@ -159,6 +165,14 @@ export class Request<T = Status> implements PromiseLike<T> {
     }
   }
 
+  /** @internal A bad status argument, raised through the request's communicator (thrown when it has none). */
+  protected checkStatusArg(call: string, status: unknown): void {
+    const bad = statusProblem(status);
+    if (bad === null) return;
+    if (this.comm) this.comm.fail(`Request.${call}`, ErrorClass.ERR_ARG, bad);
+    raise(`Request.${call}`, ErrorClass.ERR_ARG, bad);
+  }
+
   /** @internal Hook: the engine request completed and is about to be released (object receives read it). */
   protected onComplete(_core: CoreRequest): void {}
 
@@ -170,6 +184,7 @@ export class Request<T = Status> implements PromiseLike<T> {
    * of the requests' types for a tuple of requests); fills statuses[i] if given.
    */
   static waitall<const R extends readonly Request<unknown>[]>(requests: R, statuses?: Status[]): { -readonly [K in keyof R]: Yield<R[K]> } {
+    checkList('Request.waitall', requests, statuses);
     const values: unknown[] = new Array(requests.length);
     let error: unknown = null;
     for (let i = 0; i < requests.length; i++) {
@@ -186,12 +201,14 @@ export class Request<T = Status> implements PromiseLike<T> {
   /** mpi4py's testall: `[true, values]` (as waitall) when every request is complete, else `[false, undefined]`. */
   static testall<const R extends readonly Request<unknown>[]>(requests: R, statuses?: Status[]):
     [done: true, values: { -readonly [K in keyof R]: Yield<R[K]> }] | [done: false, values: undefined] {
+    checkList('Request.testall', requests, statuses);
     runtime.requireRunning('Request.testall').engine.progress();
     for (const r of requests) if (r.core !== null && r.core.state !== STATE_DONE) return [false, undefined];
     return [true, Request.waitall(requests, statuses)];
   }
 
   static Waitall(requests: readonly Request<unknown>[], statuses?: Status[]): true {
+    checkList('Request.Waitall', requests, statuses);
     let error: unknown = null;
     for (let i = 0; i < requests.length; i++) {
       try {
@@ -205,6 +222,7 @@ export class Request<T = Status> implements PromiseLike<T> {
   }
 
   static Testall(requests: readonly Request<unknown>[], statuses?: Status[]): boolean {
+    checkList('Request.Testall', requests, statuses);
     const world = runtime.requireRunning('Request.Testall');
     world.engine.progress();
     for (const r of requests) if (r.core !== null && r.core.state !== STATE_DONE) return false;
@@ -213,6 +231,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Waits for one active request; returns its index, or MPI.UNDEFINED if none is active. */
   static Waitany(requests: readonly Request<unknown>[], status?: Status): number {
+    checkList('Request.Waitany', requests, undefined, status);
     const world = runtime.requireRunning('Request.Waitany');
     for (;;) {
       let active = false;
@@ -234,6 +253,7 @@ export class Request<T = Status> implements PromiseLike<T> {
   }
 
   static Testany(requests: readonly Request<unknown>[], status?: Status): [number, boolean] {
+    checkList('Request.Testany', requests, undefined, status);
     runtime.requireRunning('Request.Testany').engine.progress();
     let active = false;
     for (let i = 0; i < requests.length; i++) {
@@ -250,6 +270,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Waits until at least one active request completes; returns the indices completed. */
   static Waitsome(requests: readonly Request<unknown>[], statuses?: Status[]): number[] | null {
+    checkList('Request.Waitsome', requests, statuses);
     const world = runtime.requireRunning('Request.Waitsome');
     for (;;) {
       const done = Request.Testsome(requests, statuses);
@@ -259,6 +280,7 @@ export class Request<T = Status> implements PromiseLike<T> {
   }
 
   static Testsome(requests: readonly Request<unknown>[], statuses?: Status[]): number[] | null {
+    checkList('Request.Testsome', requests, statuses);
     runtime.requireRunning('Request.Testsome').engine.progress();
     const done: number[] = [];
     let active = false;
@@ -296,8 +318,16 @@ export class Prequest extends Request {
   }
 
   static Startall(requests: readonly Prequest[]): void {
+    check(requestsProblem(requests, Prequest), 'Prequest.Startall', ErrorClass.ERR_REQUEST);
     for (const r of requests) r.Start();
   }
+}
+
+/** The arguments of the completion calls on lists: the requests (MPI.ERR_REQUEST), their status or statuses (MPI.ERR_ARG). */
+function checkList(call: string, requests: unknown, statuses: unknown, status?: unknown): void {
+  check(requestsProblem(requests), call, ErrorClass.ERR_REQUEST);
+  check(statusesProblem(statuses), call);
+  check(statusProblem(status), call);
 }
 
 /** A message taken off the queue by Mprobe/Improbe, to be received with Recv or Irecv. */

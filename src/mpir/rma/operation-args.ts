@@ -4,6 +4,9 @@ import { ErrorClass } from '../error-classes.js';
 import { Op } from '../op.js';
 import { opCode } from './element-codes.js';
 
+/** The arguments of the scratch slots, as the calls name them. */
+const SLOT_NAMES = ['origin', 'result', 'compare'] as const;
+
 /** Raises an MPI error of `errorClass` for `call` through the window's errhandler (Win.fail). */
 export type WinFail = (call: string, errorClass: number, message: string) => never;
 
@@ -24,14 +27,15 @@ export class OperationArgs {
   constructor(private readonly sizes: Float64Array, private readonly units: Float64Array, private readonly fail: WinFail) {}
 
   /**
-   * Decodes into scratch spec `slot` (0 origin, 1 result, 2 compare): valid until the next call
+   * Decodes into scratch spec `slot` (0 origin, 1 result, 2 compare; `name` is the argument's name
+   * when it differs: Get's origin receives into the result slot): valid until the next call
    * with that slot. A non-contiguous origin is packed into a temporary buffer (data sent) or
    * gets one to receive into (results, unpacked when they arrive).
    */
-  decode(call: string, arg: unknown, slot: number): BufferSpec {
+  decode(call: string, arg: unknown, slot: number, name: string = SLOT_NAMES[slot]!): BufferSpec {
     const spec = this.specs[slot]!;
     const mode: NonContiguous = slot === 1 ? 'unpack' : 'pack';
-    if (!decodeBuffer(arg, spec, mode)) this.fail(call, spec.errorClass, spec.error);
+    if (!decodeBuffer(arg, spec, mode)) this.fail(call, spec.errorClass, `${name}: ${spec.error}`);
     return spec;
   }
 

@@ -2,7 +2,7 @@ import { TsmpiError } from '../../common/errors.js';
 import { ACC, ADMIT_NO_EPOCH, ADMIT_NOW, CAS, GET, GET_ACC, OP_NONE, PUT, ranksApart, Window } from '../../osc/index.js';
 import { abortJob } from '../abort.js';
 import { expectUnpack } from '../buffer.js';
-import type { Intracomm } from '../comm.js';
+import { Comm, type Intracomm } from '../comm.js';
 import { Datatype, Datatypes } from '../datatype.js';
 import { Errhandler } from '../errhandler.js';
 import { ErrorClass } from '../error-classes.js';
@@ -12,6 +12,7 @@ import { Op, Ops } from '../op.js';
 import { Request } from '../request.js';
 import { runtime, toMPIException } from '../runtime.js';
 import type { BufferLike, BufSpec, InfoArg, TargetSpec } from '../types.js';
+import { isInt32, raise, show } from '../validate.js';
 import { basicOf, blocksOf, kindOf } from './element-codes.js';
 import { OperationArgs } from './operation-args.js';
 import { readWindowSettings, windowComm, WINDOW_HOOKS } from './window-binding.js';
@@ -58,7 +59,7 @@ export class Win {
 
   /** Collective: exposes `memory` (any typed array, DataView, Buffer or ArrayBuffer) to the group of `comm`. */
   static Create(memory: BufferLike, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
-    const c = comm ?? runtimeComm();
+    const c = checkWinComm('Win.Create', comm ?? runtimeComm());
     const bytes = bytesOf(memory);
     if (bytes === null) {
       return c.fail('Win.Create', ErrorClass.ERR_BUFFER, 'memory must be a typed array, DataView, Buffer, ArrayBuffer or SharedArrayBuffer');
@@ -68,8 +69,8 @@ export class Win {
 
   /** Collective: allocates `size` bytes of window memory (see tomemory()). */
   static Allocate(size: number, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
-    const c = comm ?? runtimeComm();
-    if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
+    const c = checkWinComm('Win.Allocate', comm ?? runtimeComm());
+    if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${show(size)} is not a byte count`);
     return Win.make(c, 'Win.Allocate', { kind: 'allocate', size }, null, dispUnit, WIN_FLAVOR_ALLOCATE);
   }
 
@@ -79,9 +80,9 @@ export class Win {
    * for plain loads and stores.
    */
   static Allocate_shared(size: number, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
-    const c = comm ?? runtimeComm();
     const call = 'Win.Allocate_shared';
-    if (!Number.isSafeInteger(size) || size < 0) return c.fail(call, ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
+    const c = checkWinComm(call, comm ?? runtimeComm());
+    if (!Number.isSafeInteger(size) || size < 0) return c.fail(call, ErrorClass.ERR_SIZE, `size ${show(size)} is not a byte count`);
     const apart = ranksApart(runtime.requireRunning(call), c.coreFor(call).worldRanks);
     if (apart.length > 0) {
       return c.fail(call, ErrorClass.ERR_RMA_SHARED, `world ranks ${apart.join(', ')} do not share memory with this rank ` +
@@ -128,7 +129,8 @@ export class Win {
   /** The window's group (two duplicates of `comm`), its memory, and the window layer below. */
   private static make(comm: Intracomm, call: string, placement: Placement, owner: ArrayBufferLike | ArrayBufferView | null,
                       dispUnit: number, flavor: number): Win {
-    if (!Number.isInteger(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${dispUnit} must be a positive integer`);
+    checkWinComm(call, comm);
+    if (!Number.isInteger(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${show(dispUnit)} must be a positive integer`);
     const world = runtime.requireRunning(call);
     const req = comm.Dup();
     const reply = comm.Dup();
@@ -167,6 +169,7 @@ export class Win {
 
   Get_attr(keyval: number): number | ArrayBufferLike | ArrayBufferView | null {
     this.live('Get_attr');
+    if (!isInt32(keyval)) this.fail('Get_attr', ErrorClass.ERR_KEYVAL, `keyval ${show(keyval)} is not an attribute key`);
     switch (keyval) {
       case WIN_BASE: return this.owner;
       case WIN_SIZE: return this.w.memory.length;
@@ -179,6 +182,9 @@ export class Win {
   }
 
   Set_errhandler(handler: Errhandler): void {
+    if (!(handler instanceof Errhandler)) {
+      this.fail('Set_errhandler', ErrorClass.ERR_ARG, `handler must be an MPI.Errhandler, got ${show(handler)}`);
+    }
     this.errhandler = handler;
   }
 
@@ -305,7 +311,7 @@ export class Win {
     const data: { bytes: Uint8Array; count: number; datatype: Datatype } | null =
       origin instanceof Uint8Array && kind === CAS ? { bytes: origin, count: 2, datatype: Datatypes.BYTE }
         : origin !== null ? this.args.decode(call, origin, 0) : null;
-    const into = result !== null ? this.args.decode(call, result, 1) : null;
+    const into = result !== null ? this.args.decode(call, result, 1, kind === GET ? 'origin' : 'result') : null;
     this.args.target(call, target, into ?? data!, fixedCount);
     const tdt = this.args.datatype;
     const bytes = this.args.count * tdt.size;
@@ -346,7 +352,7 @@ export class Win {
       copy = data.slice();
       // The copy is bytes: the target triple keeps the origin's count and datatype.
       if (kind !== CAS && fixedCount === null) {
-        const ref = this.args.decode(call, result ?? origin, result !== null ? 1 : 0);
+        const ref = this.args.decode(call, result ?? origin, result !== null ? 1 : 0, kind === GET ? 'origin' : undefined);
         this.args.target(call, target, ref, null);
         spec = [this.args.disp, this.args.count, this.args.datatype];
       }
@@ -565,6 +571,14 @@ let worldComm: Intracomm | null = null;
 export function setDefaultComm(comm: Intracomm): void {
   worldComm = comm;
 }
+/** The communicator of a window constructor: a live intracommunicator (MPI.ERR_COMM, thrown: no handler to use). */
+function checkWinComm(call: string, comm: unknown): Intracomm {
+  // A freed or null communicator raises here, naming the call, through its own handler.
+  if (comm instanceof Comm && (comm.coreFor(call), !comm.Is_inter())) return comm as Intracomm;
+  const what = comm instanceof Comm ? 'an intercommunicator' : show(comm);
+  return raise(call, ErrorClass.ERR_COMM, `comm must be an intracommunicator, got ${what}`);
+}
+
 function runtimeComm(): Intracomm {
   return worldComm!;
 }

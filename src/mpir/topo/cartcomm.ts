@@ -1,6 +1,7 @@
 import type { CommCore } from '../comm.js';
 import { dupComm, splitComm } from '../comm-manage.js';
 import { PROC_NULL } from '../constants.js';
+import { intListProblem } from '../validate.js';
 import { ErrorClass } from '../error-classes.js';
 import type { InfoArg } from '../types.js';
 import { adopt, intArray, show } from './common.js';
@@ -94,6 +95,8 @@ export class Cartcomm extends Topocomm {
   /** Collective: the sub-grids keeping the dimensions where remain_dims is true (one per value of the others). */
   Sub(remain_dims: ArrayLike<boolean | number>): Cartcomm {
     const core = this.live('Sub');
+    const bad = intListProblem(remain_dims, 'remain_dims', -0x80000000, 0x7fffffff, { flags: true });
+    if (bad !== null) this.fail('Sub', ErrorClass.ERR_ARG, bad);
     const keep = Array.from(remain_dims, Boolean);
     if (keep.length !== this.cartDims.length) {
       this.fail('Sub', ErrorClass.ERR_ARG, `remain_dims has ${keep.length} entries; the grid has ${this.cartDims.length} dimensions`);
