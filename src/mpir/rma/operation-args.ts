@@ -1,4 +1,4 @@
-import { BufferSpec, decodeBuffer, type NonContiguous } from '../buffer.js';
+import { BufferSpec, decodeBuffer, describe, type NonContiguous } from '../buffer.js';
 import { Datatype, Datatypes } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import { Op } from '../op.js';
@@ -67,7 +67,10 @@ export class OperationArgs {
   /** The code of a predefined op that can reduce `dt`; MPI.ERR_OP otherwise. */
   opCode(call: string, op: Op, dt: Datatype): number {
     const code = op instanceof Op ? opCode(op) : undefined;
-    if (code === undefined) this.fail(call, ErrorClass.ERR_OP, `${op.name}: one-sided accumulates take predefined ops only`);
+    if (code === undefined) {
+      this.fail(call, ErrorClass.ERR_OP, op instanceof Op ? `op ${op.name}: one-sided accumulates take predefined ops only`
+        : `op must be an MPI.Op, got ${describe(op)}`);
+    }
     const bad = op.checkType(dt);
     if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
     return code;

@@ -13,6 +13,7 @@ import { Request } from '../request.js';
 import { runtime, toMPIException } from '../runtime.js';
 import type { BufferLike, BufSpec, InfoArg, TargetSpec } from '../types.js';
 import { isInt32, raise, show } from '../validate.js';
+import { checkInfo } from '../info.js';
 import { basicOf, blocksOf, kindOf } from './element-codes.js';
 import { OperationArgs } from './operation-args.js';
 import { readWindowSettings, windowComm, WINDOW_HOOKS } from './window-binding.js';
@@ -59,7 +60,7 @@ export class Win {
 
   /** Collective: exposes `memory` (any typed array, DataView, Buffer or ArrayBuffer) to the group of `comm`. */
   static Create(memory: BufferLike, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
-    const c = checkWinComm('Win.Create', comm ?? runtimeComm());
+    const c = checkWinComm('Win.Create', comm ?? runtimeComm(), _info);
     const bytes = bytesOf(memory);
     if (bytes === null) {
       return c.fail('Win.Create', ErrorClass.ERR_BUFFER, 'memory must be a typed array, DataView, Buffer, ArrayBuffer or SharedArrayBuffer');
@@ -69,7 +70,7 @@ export class Win {
 
   /** Collective: allocates `size` bytes of window memory (see tomemory()). */
   static Allocate(size: number, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
-    const c = checkWinComm('Win.Allocate', comm ?? runtimeComm());
+    const c = checkWinComm('Win.Allocate', comm ?? runtimeComm(), _info);
     if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${show(size)} is not a byte count`);
     return Win.make(c, 'Win.Allocate', { kind: 'allocate', size }, null, dispUnit, WIN_FLAVOR_ALLOCATE);
   }
@@ -81,7 +82,7 @@ export class Win {
    */
   static Allocate_shared(size: number, dispUnit = 1, _info: InfoArg = null, comm?: Intracomm): Win {
     const call = 'Win.Allocate_shared';
-    const c = checkWinComm(call, comm ?? runtimeComm());
+    const c = checkWinComm(call, comm ?? runtimeComm(), _info);
     if (!Number.isSafeInteger(size) || size < 0) return c.fail(call, ErrorClass.ERR_SIZE, `size ${show(size)} is not a byte count`);
     const apart = ranksApart(runtime.requireRunning(call), c.coreFor(call).worldRanks);
     if (apart.length > 0) {
@@ -97,7 +98,7 @@ export class Win {
    * Operations go through the target's agent, which finds the attached region.
    */
   static Create_dynamic(_info: InfoArg = null, comm?: Intracomm): Win {
-    const c = comm ?? runtimeComm();
+    const c = checkWinComm('Win.Create_dynamic', comm ?? runtimeComm(), _info);
     const none = new Uint8Array(0);
     return Win.make(c, 'Win.Create_dynamic', { kind: 'create', bytes: none }, none, 1, WIN_FLAVOR_DYNAMIC);
   }
@@ -130,17 +131,25 @@ export class Win {
   private static make(comm: Intracomm, call: string, placement: Placement, owner: ArrayBufferLike | ArrayBufferView | null,
                       dispUnit: number, flavor: number): Win {
     checkWinComm(call, comm);
-    if (!Number.isInteger(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${show(dispUnit)} must be a positive integer`);
+    if (!isInt32(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${show(dispUnit)} must be a positive integer`);
     const world = runtime.requireRunning(call);
     const req = comm.Dup();
     const reply = comm.Dup();
     const group = windowComm(req, req.coreFor(call), reply, reply.coreFor(call));
     const settings = readWindowSettings();
     let w: Window;
-    if (placement.kind === 'create') {
-      w = Window.create(world, group, placement.bytes, dispUnit, flavor === WIN_FLAVOR_DYNAMIC, settings, WINDOW_HOOKS);
-    } else if (placement.kind === 'allocate') w = Window.allocate(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
-    else w = Window.allocateShared(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
+    try {
+      if (placement.kind === 'create') {
+        w = Window.create(world, group, placement.bytes, dispUnit, flavor === WIN_FLAVOR_DYNAMIC, settings, WINDOW_HOOKS);
+      } else if (placement.kind === 'allocate') w = Window.allocate(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
+      else w = Window.allocateShared(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
+    } catch (e) {
+      // Memory that cannot be had (a size past what an array or a segment can hold) is MPI.ERR_NO_MEM.
+      if (!(e instanceof RangeError)) throw e;
+      req.Free();
+      reply.Free();
+      return comm.fail(call, ErrorClass.ERR_NO_MEM, `cannot allocate the window memory: ${e.message}`);
+    }
     return new Win(w, req, owner ?? w.memory, dispUnit, flavor);
   }
 
@@ -297,6 +306,8 @@ export class Win {
    */
   private issue(call: string, kind: number, origin: unknown, result: unknown, targetRank: number, target: unknown,
                 op: Op | null, fixedCount: number | null, held = false): ResultRequest | null {
+    // null is the internal "no op" of Put and Get: a user's accumulate must name an MPI.Op.
+    if ((kind === ACC || kind === GET_ACC) && !(op instanceof Op)) this.fail(call, ErrorClass.ERR_OP, `op must be an MPI.Op, got ${show(op)}`);
     // Every message is built in the cold helpers below, so that this path stays small enough
     // for V8 to inline what it calls.
     this.live(call);
@@ -571,12 +582,19 @@ let worldComm: Intracomm | null = null;
 export function setDefaultComm(comm: Intracomm): void {
   worldComm = comm;
 }
-/** The communicator of a window constructor: a live intracommunicator (MPI.ERR_COMM, thrown: no handler to use). */
-function checkWinComm(call: string, comm: unknown): Intracomm {
+/**
+ * The communicator and info of a window constructor: a live intracommunicator (MPI.ERR_COMM,
+ * thrown: there is no handler to use yet) and an info (MPI.ERR_INFO, through comm's handler).
+ */
+function checkWinComm(call: string, comm: unknown, info: unknown = null): Intracomm {
   // A freed or null communicator raises here, naming the call, through its own handler.
-  if (comm instanceof Comm && (comm.coreFor(call), !comm.Is_inter())) return comm as Intracomm;
-  const what = comm instanceof Comm ? 'an intercommunicator' : show(comm);
-  return raise(call, ErrorClass.ERR_COMM, `comm must be an intracommunicator, got ${what}`);
+  if (!(comm instanceof Comm && (comm.coreFor(call), !comm.Is_inter()))) {
+    const what = comm instanceof Comm ? 'an intercommunicator' : show(comm);
+    raise(call, ErrorClass.ERR_COMM, `comm must be an intracommunicator, got ${what}`);
+  }
+  const bad = checkInfo(info);
+  if (bad !== null) comm.fail(call, ErrorClass.ERR_INFO, bad);
+  return comm as Intracomm;
 }
 
 function runtimeComm(): Intracomm {

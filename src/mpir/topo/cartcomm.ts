@@ -1,7 +1,7 @@
 import type { CommCore } from '../comm.js';
 import { dupComm, splitComm } from '../comm-manage.js';
 import { PROC_NULL } from '../constants.js';
-import { intListProblem } from '../validate.js';
+import { intListProblem, isInt32 } from '../validate.js';
 import { ErrorClass } from '../error-classes.js';
 import type { InfoArg } from '../types.js';
 import { adopt, intArray, show } from './common.js';
@@ -88,7 +88,7 @@ export class Cartcomm extends Topocomm {
     if (!(Number.isInteger(direction) && direction >= 0 && direction < this.cartDims.length)) {
       this.fail('Shift', ErrorClass.ERR_DIMS, `direction ${show(direction)} is out of range (expected 0..${this.cartDims.length - 1})`);
     }
-    if (!Number.isInteger(disp)) this.fail('Shift', ErrorClass.ERR_ARG, `disp ${show(disp)} is not an integer`);
+    if (!isInt32(disp)) this.fail('Shift', ErrorClass.ERR_ARG, `disp ${show(disp)} is not an integer (of MPI's int range)`);
     return this.shift(direction, disp);
   }
 

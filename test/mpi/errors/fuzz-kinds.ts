@@ -109,7 +109,8 @@ const KINDS: Record<string, Kind> = {
   status: { name: 'status', valid: () => new MPI.Status(), isValid: (v) => v === undefined || v === null || v instanceof MPI.Status,
     classes: [E.ERR_ARG] },
   statuses: { name: 'statuses', valid: () => undefined, classes: [E.ERR_ARG],
-    isValid: (v) => v === undefined || v === null || (Array.isArray(v) && v.every((s) => s instanceof MPI.Status)) },
+    isValid: (v) => v === undefined || v === null ||
+      (Array.isArray(v) && v.every((s) => s === undefined || s === null || s instanceof MPI.Status)) },
   requests: { name: 'requests', valid: () => [], classes: [E.ERR_REQUEST, E.ERR_ARG],
     isValid: (v, _f, c) => Array.isArray(v) && v.every((r) => r instanceof (c.call.owner === 'Prequest' ? MPI.Prequest : MPI.Request)) },
   datatype: { name: 'datatype', valid: () => MPI.INT, isValid: liveType, classes: [E.ERR_TYPE, E.ERR_ARG] },
@@ -118,8 +119,7 @@ const KINDS: Record<string, Kind> = {
   op: { name: 'op', valid: () => MPI.SUM, classes: [E.ERR_OP, E.ERR_ARG],
     isValid: (v, f, c) => liveOp(v, f) || (v === undefined && c.call.params.some((p) => p.name === 'op' && p.optional)) ||
       (typeof v === 'function' && /^[a-z]/.test(c.call.name)) },
-  group: { name: 'group', valid: (f, c) => (c.receiver instanceof MPI.Win ? f.selfGroup : f.selfGroup), isValid: liveGroup,
-    classes: [E.ERR_GROUP, E.ERR_ARG] },
+  group: { name: 'group', valid: (f) => f.selfGroup, isValid: liveGroup, classes: [E.ERR_GROUP, E.ERR_ARG] },
   comm: { name: 'comm', valid: (f) => f.self, classes: [E.ERR_COMM, E.ERR_ARG],
     isValid: (v, f, c) => liveComm(v, f) && (c.call.name === 'Compare' || c.call.owner === 'Datatype' || !(v as InstanceType<typeof MPI.Comm>).Is_inter()) },
   info: { name: 'info', valid: (f) => f.info, isValid: liveInfo, classes: [E.ERR_INFO, E.ERR_ARG] },
@@ -127,6 +127,8 @@ const KINDS: Record<string, Kind> = {
   position: intKind('position', [E.ERR_ARG, E.ERR_COUNT, E.ERR_BUFFER], (v) => v === 0, 0),
   dispUnit: intKind('dispUnit', [E.ERR_DISP, E.ERR_ARG], (v) => isInt32(v) && v > 0, 1),
   int: intKind('int', [E.ERR_ARG, E.ERR_DISP]),
+  /** MPI_Aint (byte displacements and extents): any safe integer. */
+  aint: intKind('aint', [E.ERR_ARG, E.ERR_DISP], (v) => Number.isSafeInteger(v)),
   color: intKind('color', [E.ERR_ARG], (v) => (isInt32(v) && v >= 0) || v === MPI.UNDEFINED),
   keyval: { name: 'keyval', valid: (f) => f.keyval, classes: [E.ERR_KEYVAL, E.ERR_ARG, E.ERR_OTHER],
     isValid: (v, f) => v === f.keyval || v === MPI.TAG_UB || v === MPI.HOST || v === MPI.IO || v === MPI.WTIME_IS_GLOBAL ||
@@ -158,7 +160,7 @@ const KINDS: Record<string, Kind> = {
   objs: { name: 'objs', valid: (_f, c) => new Array(c.size).fill(1), classes: [E.ERR_ARG, E.ERR_COUNT, E.ERR_BUFFER],
     isValid: (v, _f, c) => Array.isArray(v) && v.length === c.size && v.every((x) => typeof x !== 'symbol' && typeof x !== 'function') },
   target: { name: 'target', valid: () => undefined, classes: [E.ERR_DISP, E.ERR_COUNT, E.ERR_TYPE, E.ERR_ARG, E.ERR_RMA_RANGE],
-    isValid: (v) => v === undefined || v === null || (isInt(v) && v >= 0 && v <= 48) ||
+    isValid: (v) => v === undefined || v === null || (isInt(v) && v >= 0 && v <= 48) || (Array.isArray(v) && v.length === 0) ||
       (Array.isArray(v) && v.length === 3 && isInt(v[0]) && v[0] >= 0 && isCount(v[1]) && commitType(v[2]) &&
         v[0] + v[1] * (v[2] as InstanceType<typeof MPI.Datatype>).extent <= 64) },
   targetDisp: intKind('targetDisp', [E.ERR_DISP, E.ERR_ARG, E.ERR_RMA_RANGE], (v) => isInt(v) && v >= 0 && v <= 60),
@@ -221,7 +223,10 @@ function listKind(name: string, exact: unknown): Kind {
       if (typeof v === 'boolean') return loose;
       if (!Array.isArray(v) && !ArrayBuffer.isView(v)) return false;
       const items = Array.from(v as ArrayLike<unknown>);
-      if (nested) return !items.some((r) => !Array.isArray(r) || r.some((x) => !isInt(x))) ? JSON.stringify(v) === JSON.stringify(exact) : false;
+      if (nested) {
+        const triplets = items.every((r) => Array.isArray(r) && r.length === 3 && r.every(isInt));
+        return triplets && (items.length === 0 || JSON.stringify(v) === JSON.stringify(exact));
+      }
       if (items.some((x) => !isInt(x) && !(loose && typeof x === 'boolean'))) return false;
       return true;
     },
@@ -271,7 +276,9 @@ export function kindOf(call: ApiCall, p: Param): Kind | { reason: string } {
     case 'count': case 'size': case 'nnodes': case 'blocklength': return KINDS.count!;
     case 'position': return KINDS.position!;
     case 'dispUnit': return KINDS.dispUnit!;
-    case 'stride': case 'lb': case 'extent': case 'disp': case 'key': return call.owner === 'Info' ? infoKeyKind(n) : KINDS.int!;
+    case 'lb': case 'extent': return KINDS.aint!;
+    case 'stride': return /^Create_h/.test(call.name) ? KINDS.aint! : KINDS.int!;
+    case 'disp': case 'key': return call.owner === 'Info' ? infoKeyKind(n) : KINDS.int!;
     case 'color': return KINDS.color!;
     case 'keyval': return KINDS.keyval!;
     case 'direction': return KINDS.direction!;
