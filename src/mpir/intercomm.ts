@@ -200,7 +200,10 @@ export class Intercomm extends Comm {
     const core = this.live('Compare');
     if ((comm as unknown) === this) return IDENT;
     if (!(comm instanceof Comm)) this.fail('Compare', ErrorClass.ERR_COMM, `comm must be an MPI.Comm, got ${describe(comm)}`);
-    if (!(comm instanceof Intercomm)) return UNEQUAL;
+    if (!(comm instanceof Intercomm)) {
+      comm.coreFor('Compare');
+      return UNEQUAL;
+    }
     const other = comm.live('Compare');
     const a = compareMembers(this.local.worldRanks, comm.local.worldRanks);
     const b = compareMembers(core.worldRanks, other.worldRanks);

@@ -6,7 +6,7 @@ import { check, intProblem } from './validate.js';
 
 /** A datatype argument of a Status method: a live MPI.Datatype (MPI.ERR_TYPE otherwise). */
 function checkType(call: string, datatype: unknown): void {
-  if (datatype instanceof Datatype && !datatype.isFreed) return;
+  if (datatype instanceof Datatype && !datatype.isFreed && datatype !== Datatypes.DATATYPE_NULL) return;
   check(datatype instanceof Datatype ? 'datatype has been freed' : `datatype must be an MPI.Datatype, got ${describe(datatype)}`,
     `Status.${call}`, ErrorClass.ERR_TYPE);
 }

@@ -56,7 +56,7 @@ export function requestsProblem(requests: unknown, cls: abstract new (...args: n
 /** An integer in [min, max] (both within MPI's int). */
 export function intProblem(v: unknown, name: string, min: number, max: number, expected?: string): string | null {
   if (isInt32(v) && v >= min && v <= max) return null;
-  return `${name} ${describe(v)} is invalid (expected ${expected ?? `an integer in ${min}..${max}`})`;
+  return `${name} ${show(v)} is invalid (expected ${expected ?? `an integer in ${min}..${max}`})`;
 }
 
 /**
@@ -76,7 +76,7 @@ export function intListProblem(list: unknown, name: string, min = -0x80000000, m
     const v = items[i];
     if (options.flags && typeof v === 'boolean') continue;
     if (!isInt32(v) || v < min || v > max) {
-      return `${name}[${i}] is ${describe(v)} (expected ${options.flags ? 'a boolean or ' : ''}an integer` +
+      return `${name}[${i}] is ${show(v)} (expected ${options.flags ? 'a boolean or ' : ''}an integer` +
         `${min === -0x80000000 && max === 0x7fffffff ? '' : ` in ${min}..${max}`})`;
     }
   }

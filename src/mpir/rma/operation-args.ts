@@ -3,6 +3,7 @@ import { Datatype, Datatypes } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import { Op } from '../op.js';
 import { opCode } from './element-codes.js';
+import { show } from '../validate.js';
 
 /** The arguments of the scratch slots, as the calls name them. */
 const SLOT_NAMES = ['origin', 'result', 'compare'] as const;
@@ -58,8 +59,8 @@ export class OperationArgs {
   }
 
   private badTarget(call: string, disp: number, count: number, dt: unknown): never {
-    if (!Number.isInteger(disp)) this.fail(call, ErrorClass.ERR_DISP, `target displacement ${disp} is not an integer`);
-    if (!Number.isInteger(count) || count < 0) this.fail(call, ErrorClass.ERR_COUNT, `target count ${count} is not a count`);
+    if (!Number.isInteger(disp)) this.fail(call, ErrorClass.ERR_DISP, `target displacement ${show(disp)} is not an integer`);
+    if (!Number.isInteger(count) || count < 0) this.fail(call, ErrorClass.ERR_COUNT, `target count ${show(count)} is not a count`);
     if (!(dt instanceof Datatype) || dt === Datatypes.DATATYPE_NULL) this.fail(call, ErrorClass.ERR_TYPE, 'the target datatype is not a datatype');
     return this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${dt.name} is not committed (or was freed)`);
   }
@@ -77,7 +78,7 @@ export class OperationArgs {
   }
 
   badRank(call: string, targetRank: number): never {
-    return this.fail(call, ErrorClass.ERR_RANK, `target rank ${targetRank} is out of range for a window of ${this.sizes.length} ranks`);
+    return this.fail(call, ErrorClass.ERR_RANK, `target rank ${show(targetRank)} is out of range for a window of ${this.sizes.length} ranks`);
   }
 
   mixedType(call: string, tdt: Datatype): never {

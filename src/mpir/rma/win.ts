@@ -436,7 +436,7 @@ export class Win {
     this.live('Lock');
     this.checkAssert('Lock', assert);
     if (lockType !== LOCK_EXCLUSIVE && lockType !== LOCK_SHARED) {
-      this.fail('Lock', ErrorClass.ERR_LOCKTYPE, `lock type ${lockType} is neither MPI.LOCK_EXCLUSIVE nor MPI.LOCK_SHARED`);
+      this.fail('Lock', ErrorClass.ERR_LOCKTYPE, `lock type ${show(lockType)} is neither MPI.LOCK_EXCLUSIVE nor MPI.LOCK_SHARED`);
     }
     this.checkRank('Lock', rank);
     try {
@@ -532,13 +532,13 @@ export class Win {
   private checkRank(call: string, rank: number): void {
     const size = this.sizes.length;
     if (!Number.isInteger(rank) || rank < 0 || rank >= size) {
-      this.fail(call, ErrorClass.ERR_RANK, `rank ${rank} is out of range for a window of ${size} ranks`);
+      this.fail(call, ErrorClass.ERR_RANK, `rank ${show(rank)} is out of range for a window of ${size} ranks`);
     }
   }
 
   private checkAssert(call: string, assert: number): void {
     if (!Number.isInteger(assert) || (assert & ~ALL_MODES) !== 0) {
-      this.fail(call, ErrorClass.ERR_ASSERT, `assert ${assert} is not a combination of MPI.MODE_* flags`);
+      this.fail(call, ErrorClass.ERR_ASSERT, `assert ${show(assert)} is not a combination of MPI.MODE_* flags`);
     }
   }
 

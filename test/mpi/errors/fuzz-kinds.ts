@@ -123,7 +123,8 @@ const KINDS: Record<string, Kind> = {
   comm: { name: 'comm', valid: (f) => f.self, classes: [E.ERR_COMM, E.ERR_ARG],
     isValid: (v, f, c) => liveComm(v, f) && (c.call.name === 'Compare' || c.call.owner === 'Datatype' || !(v as InstanceType<typeof MPI.Comm>).Is_inter()) },
   info: { name: 'info', valid: (f) => f.info, isValid: liveInfo, classes: [E.ERR_INFO, E.ERR_ARG] },
-  count: intKind('count', [E.ERR_COUNT, E.ERR_ARG, E.ERR_SIZE], isCount, 1),
+  /** A count or size; a size too large to allocate may also be MPI.ERR_NO_MEM. */
+  count: intKind('count', [E.ERR_COUNT, E.ERR_ARG, E.ERR_SIZE, E.ERR_NO_MEM], isCount, 1),
   position: intKind('position', [E.ERR_ARG, E.ERR_COUNT, E.ERR_BUFFER], (v) => v === 0, 0),
   dispUnit: intKind('dispUnit', [E.ERR_DISP, E.ERR_ARG], (v) => isInt32(v) && v > 0, 1),
   int: intKind('int', [E.ERR_ARG, E.ERR_DISP]),
