@@ -148,7 +148,8 @@ export class Win {
       if (!(e instanceof RangeError)) throw e;
       req.Free();
       reply.Free();
-      return comm.fail(call, ErrorClass.ERR_NO_MEM, `cannot allocate the window memory: ${e.message}`);
+      const size = placement.kind === 'create' ? placement.bytes.length : placement.size;
+      return comm.fail(call, ErrorClass.ERR_NO_MEM, `cannot allocate window memory of size ${size} bytes: ${e.message}`);
     }
     return new Win(w, req, owner ?? w.memory, dispUnit, flavor);
   }

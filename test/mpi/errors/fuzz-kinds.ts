@@ -162,6 +162,7 @@ const KINDS: Record<string, Kind> = {
     isValid: (v, _f, c) => Array.isArray(v) && v.length === c.size && v.every((x) => typeof x !== 'symbol' && typeof x !== 'function') },
   target: { name: 'target', valid: () => undefined, classes: [E.ERR_DISP, E.ERR_COUNT, E.ERR_TYPE, E.ERR_ARG, E.ERR_RMA_RANGE],
     isValid: (v) => v === undefined || v === null || (isInt(v) && v >= 0 && v <= 48) || (Array.isArray(v) && v.length === 0) ||
+      (Array.isArray(v) && v.length === 1 && isInt(v[0]) && v[0] >= 0 && v[0] <= 48) ||
       (Array.isArray(v) && v.length === 3 && isInt(v[0]) && v[0] >= 0 && isCount(v[1]) && commitType(v[2]) &&
         v[0] + v[1] * (v[2] as InstanceType<typeof MPI.Datatype>).extent <= 64) },
   targetDisp: intKind('targetDisp', [E.ERR_DISP, E.ERR_ARG, E.ERR_RMA_RANGE], (v) => isInt(v) && v >= 0 && v <= 60),
