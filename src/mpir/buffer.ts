@@ -1,6 +1,7 @@
 import { Datatype, Datatypes, inferDatatype } from './datatype.js';
 import { ErrorClass } from './error-classes.js';
 import { type DirectData, directData } from './dtype/direct.js';
+import { describe } from './validate.js';
 
 /**
  * Decoding of every buffer argument form of API.md, in one place:
@@ -182,9 +183,4 @@ function fail(out: BufferSpec, errorClass: number, message: string): false {
   return false;
 }
 
-export function describe(x: unknown): string {
-  if (x === null) return 'null';
-  if (x === undefined) return 'undefined';
-  if (typeof x === 'object') return (x as object).constructor?.name ?? 'object';
-  return `${typeof x} ${String(x)}`;
-}
+export { describe } from './validate.js';

@@ -8,8 +8,8 @@ import { ErrorClass } from './error-classes.js';
 import type { MPIException } from './exception.js';
 import { Message, fillEmpty, fillStatus, truncationMessage } from './request.js';
 import { runtime } from './runtime.js';
-import type { Status } from './status.js';
-import { show, statusProblem } from './validate.js';
+import { type Status, statusProblem } from './status.js';
+import { show } from './validate.js';
 
 /**
  * The work behind Comm's point-to-point calls: checking ranks and tags, decoding the buffer,

@@ -5,10 +5,10 @@ import { PROC_NULL, ANY_TAG, UNDEFINED } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { runtime } from './runtime.js';
-import { Status } from './status.js';
+import { Status, statusProblem, statusesProblem } from './status.js';
 import type { Comm } from './comm.js';
 import type { BufSpec } from './types.js';
-import { check, raise, requestsProblem, statusProblem, statusesProblem } from './validate.js';
+import { check, describe, raise } from './validate.js';
 
 /**
  * @internal The text of MPI.ERR_TRUNCATE for a completed receive, blocking (Comm) or not (Request): who
@@ -397,4 +397,16 @@ export function fillEmpty(status: Status): void {
   status.count = 0;
   status.cancelled = false;
   status.error = 0;
+}
+
+/** A list of requests (of `cls`, MPI.Request or MPI.Prequest): an array of them. */
+export function requestsProblem(requests: unknown, cls: abstract new (...args: never[]) => object = Request,
+                                name = 'requests'): string | null {
+  const what = cls === Request ? 'MPI.Request' : `MPI.${cls.name}`;
+  if (!Array.isArray(requests)) return `${name} must be an array of ${what}, got ${describe(requests)}`;
+  for (let i = 0; i < requests.length; i++) {
+    const r: unknown = requests[i];
+    if (!(r instanceof cls)) return `${name}[${i}] must be an ${what}, got ${describe(r)}`;
+  }
+  return null;
 }

@@ -1,8 +1,7 @@
 import { Datatype, Datatypes } from './datatype.js';
 import { UNDEFINED } from './constants.js';
 import { ErrorClass } from './error-classes.js';
-import { describe } from './buffer.js';
-import { check, intProblem } from './validate.js';
+import { check, describe, intProblem } from './validate.js';
 
 /** A datatype argument of a Status method: a live MPI.Datatype (MPI.ERR_TYPE otherwise). */
 function checkType(call: string, datatype: unknown): void {
@@ -64,4 +63,21 @@ export class Status {
     check(intProblem(count, 'count', 0, INT_MAX, 'a non-negative integer'), 'Status.Set_elements', ErrorClass.ERR_COUNT);
     this.count = datatype.elements <= 1 ? count * datatype.size : Math.floor(count / datatype.elements) * datatype.size;
   }
+}
+
+/** A status argument: an MPI.Status, or undefined/null for none (MPI_STATUS_IGNORE). */
+export function statusProblem(status: unknown, name = 'status'): string | null {
+  if (status === undefined || status === null || status instanceof Status) return null;
+  return `${name} must be an MPI.Status or undefined, got ${describe(status)}`;
+}
+
+/** A list of statuses for the completion calls: an array of MPI.Status (entries may be undefined), or none. */
+export function statusesProblem(statuses: unknown, name = 'statuses'): string | null {
+  if (statuses === undefined || statuses === null) return null;
+  if (!Array.isArray(statuses)) return `${name} must be an array of MPI.Status, got ${describe(statuses)}`;
+  for (let i = 0; i < statuses.length; i++) {
+    const s: unknown = statuses[i];
+    if (s !== undefined && s !== null && !(s instanceof Status)) return `${name}[${i}] must be an MPI.Status, got ${describe(s)}`;
+  }
+  return null;
 }

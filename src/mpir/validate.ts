@@ -1,18 +1,23 @@
-import { describe } from './buffer.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
-import { Request } from './request.js';
-import { Status } from './status.js';
 
 /**
- * Argument checks shared by the public calls, for the arguments many calls take (a status, a
- * list of requests or statuses, an integer of a range, a list of integers, a value for the
- * object forms). Each check returns null when the argument is fine and the text of the problem
+ * Argument checks shared by the public calls, for the arguments many calls take (an integer of
+ * a range, a list of integers, a value for the object forms; the checks of a status and of lists
+ * of statuses or requests sit beside their classes, in status.ts and request.ts). Each check returns null when the argument is fine and the text of the problem
  * otherwise ("status must be an MPI.Status or undefined, got number 3"); the caller raises it
  * with its error class through its object's error handler (Comm.fail, Win.fail), or with
  * `raise` where no object has a handler. On success nothing is allocated: the checks are
  * typeof/instanceof/range tests, cheap enough for Send, Recv and Wait.
  */
+
+/** What a value is, for messages: its class, or its type and value. */
+export function describe(x: unknown): string {
+  if (x === null) return 'null';
+  if (x === undefined) return 'undefined';
+  if (typeof x === 'object') return (x as object).constructor?.name ?? 'object';
+  return `${typeof x} ${String(x)}`;
+}
 
 /** A number as it is, anything else as describe() names it (for messages; safe for symbols). */
 export function show(x: unknown): string {
@@ -22,35 +27,6 @@ export function show(x: unknown): string {
 /** Whether v is an integer that fits MPI's int (a C int: -2^31 .. 2^31-1). */
 export function isInt32(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= -0x80000000 && v <= 0x7fffffff;
-}
-
-/** A status argument: an MPI.Status, or undefined/null for none (MPI_STATUS_IGNORE). */
-export function statusProblem(status: unknown, name = 'status'): string | null {
-  if (status === undefined || status === null || status instanceof Status) return null;
-  return `${name} must be an MPI.Status or undefined, got ${describe(status)}`;
-}
-
-/** A list of statuses for the completion calls: an array of MPI.Status (entries may be undefined), or none. */
-export function statusesProblem(statuses: unknown, name = 'statuses'): string | null {
-  if (statuses === undefined || statuses === null) return null;
-  if (!Array.isArray(statuses)) return `${name} must be an array of MPI.Status, got ${describe(statuses)}`;
-  for (let i = 0; i < statuses.length; i++) {
-    const s: unknown = statuses[i];
-    if (s !== undefined && s !== null && !(s instanceof Status)) return `${name}[${i}] must be an MPI.Status, got ${describe(s)}`;
-  }
-  return null;
-}
-
-/** A list of requests (of `cls`, MPI.Request or MPI.Prequest): an array of them. */
-export function requestsProblem(requests: unknown, cls: abstract new (...args: never[]) => object = Request,
-                                name = 'requests'): string | null {
-  const what = cls === Request ? 'MPI.Request' : `MPI.${cls.name}`;
-  if (!Array.isArray(requests)) return `${name} must be an array of ${what}, got ${describe(requests)}`;
-  for (let i = 0; i < requests.length; i++) {
-    const r: unknown = requests[i];
-    if (!(r instanceof cls)) return `${name}[${i}] must be an ${what}, got ${describe(r)}`;
-  }
-  return null;
 }
 
 /** An integer in [min, max] (both within MPI's int). */
@@ -74,7 +50,7 @@ export function intListProblem(list: unknown, name: string, min = -0x80000000, m
   }
   for (let i = 0; i < items.length; i++) {
     const v = items[i];
-    if (options.flags && typeof v === 'boolean') continue;
+    if (options.flags === true && typeof v === 'boolean') continue;
     if (!isInt32(v) || v < min || v > max) {
       return `${name}[${i}] is ${show(v)} (expected ${options.flags ? 'a boolean or ' : ''}an integer` +
         `${min === -0x80000000 && max === 0x7fffffff ? '' : ` in ${min}..${max}`})`;

@@ -3,7 +3,7 @@ import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { bytesOf, checkPosition } from './checks.js';
 import { swapToFromExternal32 } from './external32.js';
-import { describe } from '../buffer.js';
+import { describe } from '../validate.js';
 
 /**
  * Datatype.Pack and Unpack, native and external32: the whole user buffer (its bytes / extent

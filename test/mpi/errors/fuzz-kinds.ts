@@ -129,7 +129,8 @@ const KINDS: Record<string, Kind> = {
   dispUnit: intKind('dispUnit', [E.ERR_DISP, E.ERR_ARG], (v) => isInt32(v) && v > 0, 1),
   int: intKind('int', [E.ERR_ARG, E.ERR_DISP]),
   /** MPI_Aint (byte displacements and extents): any safe integer. */
-  aint: intKind('aint', [E.ERR_ARG, E.ERR_DISP], (v) => Number.isSafeInteger(v)),
+  aint: intKind('aint', [E.ERR_ARG, E.ERR_DISP],
+    (v) => Number.isSafeInteger(v) || (typeof v === 'bigint' && Number.isSafeInteger(Number(v)))),
   color: intKind('color', [E.ERR_ARG], (v) => (isInt32(v) && v >= 0) || v === MPI.UNDEFINED),
   keyval: { name: 'keyval', valid: (f) => f.keyval, classes: [E.ERR_KEYVAL, E.ERR_ARG, E.ERR_OTHER],
     isValid: (v, f) => v === f.keyval || v === MPI.TAG_UB || v === MPI.HOST || v === MPI.IO || v === MPI.WTIME_IS_GLOBAL ||

@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ErrorClass } from '../../../src/mpir/error-classes.js';
 import { MPIException } from '../../../src/mpir/exception.js';
-import { Prequest, Request } from '../../../src/mpir/request.js';
-import { Status } from '../../../src/mpir/status.js';
-import {
-  check, clonableProblem, intListProblem, intProblem, isInt32, requestsProblem, show, statusProblem, statusesProblem,
-} from '../../../src/mpir/validate.js';
+import { Prequest, Request, requestsProblem } from '../../../src/mpir/request.js';
+import { Status, statusProblem, statusesProblem } from '../../../src/mpir/status.js';
+import { check, clonableProblem, intListProblem, intProblem, isInt32, show } from '../../../src/mpir/validate.js';
 
-/** The shared argument checks of the public calls (src/mpir/validate.ts): local, no MPI.Init. */
+/** The shared argument checks of the public calls (src/mpir/validate.ts, and those of status.ts and request.ts): local, no MPI.Init. */
 describe('argument validators', () => {
   it('isInt32 takes exactly the integers of a C int', () => {
     for (const v of [0, -1, 0x7fffffff, -0x80000000]) assert.equal(isInt32(v), true, String(v));
