@@ -1,4 +1,4 @@
-import { describe } from './describe.js';
+import { describe } from './validate.js';
 import { APPNUM, HOST, IO, LASTUSEDCODE, TAG_UB, UNIVERSE_SIZE, WTIME_IS_GLOBAL } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 

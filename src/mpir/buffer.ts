@@ -1,8 +1,8 @@
 import { Datatype, Datatypes, inferDatatype } from './datatype.js';
-import { describe } from './describe.js';
 import { ErrorClass } from './error-classes.js';
 import { type DirectData, directData } from './dtype/direct.js';
 import { userView, VIEW_BYTES_MAX } from './dtype/user-view.js';
+import { describe } from './validate.js';
 
 /**
  * Decoding of every buffer argument form of API.md, in one place:
@@ -188,4 +188,4 @@ function fail(out: BufferSpec, errorClass: number, message: string): false {
   return false;
 }
 
-export { describe };
+export { describe } from './validate.js';

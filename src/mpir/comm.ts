@@ -1,4 +1,3 @@
-import v8 from 'node:v8';
 import { MODE_BUFFERED, MODE_READY, MODE_STANDARD, MODE_SYNC, type CoreRequest } from '../mpid/index.js';
 import type { World } from '../mpid/world.js';
 import { abortJob } from './abort.js';
@@ -81,6 +80,7 @@ export class Comm {
   Get_name(): string { return this.name; }
 
   Set_name(name: string): void {
+    this.live('Set_name');
     if (typeof name !== 'string') this.fail('Set_name', ErrorClass.ERR_ARG, `name must be a string, got ${describe(name)}`);
     this.name = name;
   }
@@ -199,6 +199,7 @@ export class Comm {
 
   /** Blocking receive. */
   Recv(buf: BufSpec, source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): void {
+    if (status !== undefined) p2p.checkStatus(this, 'Recv', status);
     p2p.completeRecv(this, 'Recv', p2p.startRecv(this, 'Recv', buf, source, tag), status);
   }
 
@@ -255,8 +256,9 @@ export class Comm {
   /** Sends and receives at once; the two may not overlap in memory. */
   Sendrecv(sendbuf: BufSpec, dest: number, sendtag = 0, recvbuf: BufSpec, source: number = ANY_SOURCE,
            recvtag: number = ANY_TAG, status?: Status): void {
-    const r = p2p.startRecv(this, 'Sendrecv', recvbuf, source, recvtag);
-    const s = p2p.startSend(this, 'Sendrecv', sendbuf, dest, sendtag, MODE_STANDARD);
+    p2p.checkSendrecv(this, 'Sendrecv', sendtag, recvtag, status);
+    const r = p2p.startRecv(this, 'Sendrecv', recvbuf, source, recvtag, 'recvbuf');
+    const s = p2p.startSend(this, 'Sendrecv', sendbuf, dest, sendtag, MODE_STANDARD, 'sendbuf');
     p2p.completeSend(s);
     p2p.completeRecv(this, 'Sendrecv', r, status);
   }
@@ -289,6 +291,7 @@ export class Comm {
 
   /** @internal Message.Recv */
   receiveMatched(message: Message, buf: unknown, status: Status | undefined, call: string): void {
+    if (status !== undefined) p2p.checkStatus(this, `Message.${call}`, status);
     p2p.completeRecv(this, `Message.${call}`, p2p.startMatched(this, message, buf, call), status);
   }
 
@@ -309,20 +312,21 @@ export class Comm {
 
   /** Sends any structured-clonable JS value. */
   send<T>(obj: T, dest: number, tag = 0): void {
-    this.Send(v8.serialize(obj), dest, tag);
+    this.Send(coll.serializeArg(this, 'send', obj, 'obj'), dest, tag);
   }
 
   ssend<T>(obj: T, dest: number, tag = 0): void {
-    this.Ssend(v8.serialize(obj), dest, tag);
+    this.Ssend(coll.serializeArg(this, 'ssend', obj, 'obj'), dest, tag);
   }
 
   /** A send request (yields its Status, as Isend's). */
   isend<T>(obj: T, dest: number, tag = 0): Request {
-    return this.Isend(v8.serialize(obj), dest, tag);
+    return this.Isend(coll.serializeArg(this, 'isend', obj, 'obj'), dest, tag);
   }
 
   /** Receives a value sent with send/isend/ssend: `comm.recv<number[]>(0)`. */
   recv<T = unknown>(source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): T {
+    if (status !== undefined) p2p.checkStatus(this, 'recv', status);
     const r = this.irecv<T>(source, tag);
     r.Wait(status);
     return r.result();
@@ -343,7 +347,11 @@ export class Comm {
    */
   sendrecv<T>(sendobj: T, dest: number, sendtag = 0, source: number = ANY_SOURCE, recvtag: number = ANY_TAG,
               status?: Status): T {
-    const s = this.isend(sendobj, dest, sendtag);
+    const core = this.live('sendrecv');
+    p2p.checkDest(this, 'sendrecv', core, dest);
+    p2p.checkSource(this, 'sendrecv', core, source);
+    p2p.checkSendrecv(this, 'sendrecv', sendtag, recvtag, status);
+    const s = this.Isend(coll.serializeArg(this, 'sendrecv', sendobj, 'sendobj'), dest, sendtag);
     const value = this.recv<T>(source, recvtag, status);
     s.Wait();
     return value;
@@ -351,15 +359,15 @@ export class Comm {
 
   /** Buffered send of a value (counts against MPI.Attach_buffer as Bsend). */
   bsend<T>(obj: T, dest: number, tag = 0): void {
-    this.Bsend(v8.serialize(obj), dest, tag);
+    this.Bsend(coll.serializeArg(this, 'bsend', obj, 'obj'), dest, tag);
   }
 
   ibsend<T>(obj: T, dest: number, tag = 0): Request {
-    return this.Ibsend(v8.serialize(obj), dest, tag);
+    return this.Ibsend(coll.serializeArg(this, 'ibsend', obj, 'obj'), dest, tag);
   }
 
   issend<T>(obj: T, dest: number, tag = 0): Request {
-    return this.Issend(v8.serialize(obj), dest, tag);
+    return this.Issend(coll.serializeArg(this, 'issend', obj, 'obj'), dest, tag);
   }
 
   /** Mprobe for a value: receive it with message.recv(). */
@@ -407,6 +415,8 @@ export class Comm {
 
   /** Collective: Dup with the hints of info. */
   Dup_with_info(info: InfoArg): this {
+    this.live('Dup_with_info');
+    this.checkInfoArg('Dup_with_info', info);
     return this.Dup(info ?? INFO_NULL);
   }
 
@@ -543,31 +553,35 @@ export class Comm {
   // Object forms of the collectives (node:v8 structured clones, as send and recv).
 
   /** The root's value, at every rank (what other ranks pass is ignored; null is usual). */
-  bcast<T>(obj: T, root = 0): T { this.live('bcast'); return coll.bcastObject(this, obj, root) as T; }
+  bcast<T>(obj: T, root = 0): T { this.live('bcast'); coll.checkObjectArgs(this, 'bcast', undefined, root); return coll.bcastObject(this, obj, root) as T; }
   /** Every rank's value as an array at the root (null elsewhere). */
-  gather<T>(obj: T, root = 0): T[] | null { this.live('gather'); return coll.gatherObject(this, obj, root) as T[] | null; }
+  gather<T>(obj: T, root = 0): T[] | null { this.live('gather'); coll.checkObjectArgs(this, 'gather', undefined, root); return coll.gatherObject(this, obj, root) as T[] | null; }
   /** Element r of the root's array, at rank r (other ranks pass null). */
-  scatter<T>(objs: readonly T[] | null, root = 0): T { this.live('scatter'); return coll.scatterObject(this, objs, root) as T; }
+  scatter<T>(objs: readonly T[] | null, root = 0): T { this.live('scatter'); coll.checkObjectArgs(this, 'scatter', undefined, root); return coll.scatterObject(this, objs, root) as T; }
   allgather<T>(obj: T): T[] { this.live('allgather'); return coll.allgatherObject(this, obj) as T[]; }
   /** objs[r] goes to rank r; element r of the result came from rank r. */
   alltoall<T>(objs: readonly T[]): T[] { this.live('alltoall'); return coll.alltoallObject(this, objs) as T[]; }
   /** Values combined in rank order with an op or a function(a, b); the result at the root (null elsewhere). */
   reduce<T>(obj: T, op: Op | ReduceFunction<Reduced<T>> = SUM, root = 0): Reduced<T> | null {
     this.live('reduce');
+    coll.checkObjectArgs(this, 'reduce', op, root);
     return coll.reduceObject(this, obj, op, root) as Reduced<T> | null;
   }
   allreduce<T>(obj: T, op: Op | ReduceFunction<Reduced<T>> = SUM): Reduced<T> {
     this.live('allreduce');
+    coll.checkObjectArgs(this, 'allreduce', op, undefined);
     return coll.allreduceObject(this, obj, op) as Reduced<T>;
   }
   /** Inclusive scan of values over ranks 0..rank. */
   scan<T>(obj: T, op: Op | ReduceFunction<Reduced<T>> = SUM): Reduced<T> {
     this.live('scan');
+    coll.checkObjectArgs(this, 'scan', op, undefined);
     return coll.scanObject(this, obj, op) as Reduced<T>;
   }
   /** Exclusive scan of values; null at rank 0. */
   exscan<T>(obj: T, op: Op | ReduceFunction<Reduced<T>> = SUM): Reduced<T> | null {
     this.live('exscan');
+    coll.checkObjectArgs(this, 'exscan', op, undefined);
     return coll.exscanObject(this, obj, op) as Reduced<T> | null;
   }
 

@@ -10,7 +10,7 @@ import { darray } from './dtype/darray.js';
 import { type Derivation, derivedName, elementsOf, kindOf } from './dtype/derivation.js';
 import { type Node, leaf, repeat } from './dtype/flatten.js';
 import { packRange, unpackRange } from './dtype/pack.js';
-import { packInto, unpackFrom } from './dtype/pack-calls.js';
+import { checkPackComm, packInto, unpackFrom } from './dtype/pack-calls.js';
 import { countElements } from './dtype/external32.js';
 import type { Comm } from './comm.js';
 import type { BufferLike } from './types.js';
@@ -289,17 +289,20 @@ export class Datatype {
 
   /** Packs the whole of `inbuf` (its bytes / extent instances) into `outbuf` at `position`; returns the new position. */
   Pack(inbuf: BufferLike, outbuf: BufferLike, position: number, _comm?: Comm): number {
+    checkPackComm('Pack', _comm);
     return packInto(this, 'Pack', inbuf, outbuf, position, false);
   }
 
   /** Unpacks from `inbuf` at `position` into the whole of `outbuf` (its bytes / extent instances); returns the new position. */
   Unpack(inbuf: BufferLike, position: number, outbuf: BufferLike, _comm?: Comm): number {
+    checkPackComm('Unpack', _comm);
     return unpackFrom(this, 'Unpack', inbuf, position, outbuf, false);
   }
 
   /** Bytes Pack needs for `count` instances. */
   Pack_size(count: number, _comm?: Comm): number {
     this.usable('Pack_size');
+    checkPackComm('Pack_size', _comm);
     return checkCount('Pack_size', 'count', count) * this.size;
   }
 

@@ -1,5 +1,5 @@
 import { abortJob } from './abort.js';
-import { describe } from './describe.js';
+import { describe } from './validate.js';
 import { ErrorClass, errorClassOf, errorString } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { runtime } from './runtime.js';

@@ -1,4 +1,4 @@
-import { describe } from './describe.js';
+import { describe } from './validate.js';
 import { ErrorClass, addErrorClass, addErrorCode, addErrorString, errorClassOf, errorString, removeError } from './error-classes.js';
 import { MPIException } from './exception.js';
 

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { describe } from './describe.js';
+import { describe } from './validate.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { runtime } from './runtime.js';

@@ -1,5 +1,5 @@
 import { Intracomm } from './comm.js';
-import { describe } from './describe.js';
+import { describe } from './validate.js';
 import { Errhandler } from './errhandler.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';

@@ -47,7 +47,7 @@ const SUPPORTED = new Set([
   'Send', 'Ssend', 'Bsend', 'Rsend', 'Recv', 'Isend', 'Issend', 'Ibsend', 'Irsend', 'Irecv',
   'Send_init', 'Ssend_init', 'Bsend_init', 'Rsend_init', 'Recv_init', 'Sendrecv', 'Sendrecv_replace',
   'Isendrecv', 'Isendrecv_replace', 'Psend_init', 'Precv_init',
-  'Probe', 'Iprobe', 'Mprobe', 'Improbe', 'irecv', 'Message.Recv', 'Message.Irecv',
+  'Probe', 'Iprobe', 'Mprobe', 'Improbe', 'irecv', 'sendrecv', 'Message.Recv', 'Message.Irecv', 'Set_name', 'Dup_with_info',
   'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare', 'Set_info', 'Get_info',
   'Get_remote_size', 'Get_remote_group', 'Get_group', 'Get_rank', 'Get_size', 'rank', 'size', 'Is_inter',
   ...['barrier', 'bcast', 'gather', 'gatherv', 'scatter', 'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv',
@@ -205,7 +205,11 @@ export class Intercomm extends Comm {
   override Compare(comm: Comm): number {
     const core = this.live('Compare');
     if ((comm as unknown) === this) return IDENT;
-    if (!(comm instanceof Intercomm)) return UNEQUAL;
+    if (!(comm instanceof Comm)) this.fail('Compare', ErrorClass.ERR_COMM, `comm must be an MPI.Comm, got ${describe(comm)}`);
+    if (!(comm instanceof Intercomm)) {
+      comm.coreFor('Compare');
+      return UNEQUAL;
+    }
     const other = comm.live('Compare');
     const a = compareMembers(this.local.worldRanks, comm.local.worldRanks);
     const b = compareMembers(core.worldRanks, other.worldRanks);

@@ -160,6 +160,16 @@ function Get_processor_name(): string {
   return os.hostname();
 }
 
+/** The address of a buffer's first byte (for dynamic windows and MPI_Aint arithmetic). */
+function Get_address(location: BufferLike): number {
+  if (!(ArrayBuffer.isView(location) || location instanceof ArrayBuffer || location instanceof SharedArrayBuffer)) {
+    throw new MPIException(ErrorClass.ERR_BUFFER, `MPI.Get_address: location must be a typed array, DataView, Buffer or ` +
+      `ArrayBuffer, got ${describe(location)}`);
+  }
+  return memoryAddress.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
+    : new Uint8Array(location));
+}
+
 /** Seconds since an arbitrary point in the past, from the monotonic high-resolution clock. */
 function Wtime(): number {
   return performance.now() / 1000;
@@ -285,10 +295,7 @@ export const MPI = {
   WIN_UNIFIED: rma.WIN_UNIFIED,
   /** Memory for windows: a SharedArrayBuffer; info type=shared exports it to other SCI nodes (see rma/alloc-mem.ts). */
   Alloc_mem: allocMem,
-  /** The address of a buffer's first byte (for dynamic windows and MPI_Aint arithmetic). */
-  Get_address: (location: BufferLike): number =>
-    memoryAddress.addressOf(ArrayBuffer.isView(location) ? new Uint8Array(location.buffer, location.byteOffset, location.byteLength)
-      : new Uint8Array(location)),
+  Get_address,
   Free_mem: freeMem,
   T: tools.T,
 } as const;

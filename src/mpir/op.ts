@@ -61,6 +61,7 @@ export class Op {
 
   Free(): void {
     if (this.predefined) throw new MPIException(ErrorClass.ERR_OP, `Op.Free: ${this.name} is predefined and cannot be freed`);
+    if (this.freed) throw new MPIException(ErrorClass.ERR_OP, 'Op.Free: the op has been freed already');
     this.freed = true;
   }
 

@@ -8,7 +8,8 @@ import { ErrorClass } from './error-classes.js';
 import type { MPIException } from './exception.js';
 import { Message, fillEmpty, fillStatus, truncationMessage } from './request.js';
 import { runtime } from './runtime.js';
-import type { Status } from './status.js';
+import { type Status, statusProblem } from './status.js';
+import { show } from './validate.js';
 
 /**
  * The work behind Comm's point-to-point calls: checking ranks and tags, decoding the buffer,
@@ -36,20 +37,33 @@ const RECV_NONCONTIGUOUS: NonContiguous = DIRECT_PACK.read() ? 'direct' : 'unpac
 
 export function checkDest(comm: Comm, call: string, core: CommCore, dest: number): void {
   if (Number.isInteger(dest) && ((dest >= 0 && dest < core.size) || dest === PROC_NULL)) return;
-  comm.fail(call, ErrorClass.ERR_RANK, `dest ${String(dest)} is out of range for a communicator of size ${core.size} ` +
+  comm.fail(call, ErrorClass.ERR_RANK, `dest ${show(dest)} is out of range for a communicator of size ${core.size} ` +
     `(expected 0..${core.size - 1} or MPI.PROC_NULL)`);
 }
 
 export function checkSource(comm: Comm, call: string, core: CommCore, source: number): void {
   if (Number.isInteger(source) && ((source >= 0 && source < core.size) || source === ANY_SOURCE || source === PROC_NULL)) return;
-  comm.fail(call, ErrorClass.ERR_RANK, `source ${String(source)} is out of range for a communicator of size ${core.size} ` +
+  comm.fail(call, ErrorClass.ERR_RANK, `source ${show(source)} is out of range for a communicator of size ${core.size} ` +
     `(expected 0..${core.size - 1}, MPI.ANY_SOURCE or MPI.PROC_NULL)`);
 }
 
-export function checkTag(comm: Comm, call: string, tag: number, anyAllowed: boolean): void {
+export function checkTag(comm: Comm, call: string, tag: number, anyAllowed: boolean, name = 'tag'): void {
   if (Number.isInteger(tag) && ((tag >= 0 && tag <= TAG_UB_VALUE) || (anyAllowed && tag === ANY_TAG))) return;
-  comm.fail(call, ErrorClass.ERR_TAG, `tag ${String(tag)} is invalid (expected 0..${TAG_UB_VALUE}` +
+  comm.fail(call, ErrorClass.ERR_TAG, `${name} ${show(tag)} is invalid (expected 0..${TAG_UB_VALUE}` +
     `${anyAllowed ? ' or MPI.ANY_TAG' : ''})`);
+}
+
+/** A status argument: an MPI.Status, or undefined/null for none (checked before anything happens). */
+export function checkStatus(comm: Comm, call: string, status: unknown): void {
+  const bad = statusProblem(status);
+  if (bad !== null) comm.fail(call, ErrorClass.ERR_ARG, bad);
+}
+
+/** Sendrecv's tags and status, under their own names, before either half starts. */
+export function checkSendrecv(comm: Comm, call: string, sendtag: number, recvtag: number, status: unknown): void {
+  checkTag(comm, call, sendtag, false, 'sendtag');
+  checkTag(comm, call, recvtag, true, 'recvtag');
+  checkStatus(comm, call, status);
 }
 
 /** Sends decode with 'pack', receives with 'unpack' (derived datatypes, buffer.ts). */
@@ -77,11 +91,12 @@ export function checkRecvArgs(comm: Comm, call: string, buf: unknown, source: nu
 // ------------------------------------------------------ starting and completing
 
 /** Starts a send; null for MPI.PROC_NULL (nothing to do) and for a buffered send (complete at once). */
-export function startSend(comm: Comm, call: string, buf: unknown, dest: number, tag: number, mode: number): CoreRequest | null {
+export function startSend(comm: Comm, call: string, buf: unknown, dest: number, tag: number, mode: number,
+                          what = 'buf'): CoreRequest | null {
   const core = comm.coreFor(call);
   checkDest(comm, call, core, dest);
   checkTag(comm, call, tag, false);
-  let bytes = decode(comm, call, buf, scratchSend, 'buf', mode === MODE_BUFFERED ? 'pack' : SEND_NONCONTIGUOUS);
+  let bytes = decode(comm, call, buf, scratchSend, what, mode === MODE_BUFFERED ? 'pack' : SEND_NONCONTIGUOUS);
   if (dest === PROC_NULL) return null;
   const world = runtime.requireRunning(call);
   if (mode === MODE_BUFFERED) {
@@ -98,11 +113,11 @@ export function startSend(comm: Comm, call: string, buf: unknown, dest: number, 
 }
 
 /** Posts a receive; null for MPI.PROC_NULL. */
-export function startRecv(comm: Comm, call: string, buf: unknown, source: number, tag: number): CoreRequest | null {
+export function startRecv(comm: Comm, call: string, buf: unknown, source: number, tag: number, what = 'buf'): CoreRequest | null {
   const core = comm.coreFor(call);
   checkSource(comm, call, core, source);
   checkTag(comm, call, tag, true);
-  const bytes = decode(comm, call, buf, scratchRecv, 'buf', RECV_NONCONTIGUOUS);
+  const bytes = decode(comm, call, buf, scratchRecv, what, RECV_NONCONTIGUOUS);
   if (source === PROC_NULL) return null;
   const r = runtime.requireRunning(call).engine.irecv(bytes, core.ctx, source, tag, scratchRecv.packed);
   expectUnpack(r, scratchRecv);
@@ -149,6 +164,7 @@ export function sendrecvReplace(comm: Comm, buf: unknown, dest: number, sendtag:
                                 status: Status | undefined): void {
   const call = 'Sendrecv_replace';
   comm.coreFor(call);
+  checkSendrecv(comm, call, sendtag, recvtag, status);
   const copy = decode(comm, call, buf, scratchSend, 'buf', 'pack').slice();
   // A non-contiguous type decodes to packed bytes already: they go as they are.
   const spec = scratchSend.datatype.contiguous ? [copy, scratchSend.count, scratchSend.datatype] : copy;
@@ -176,6 +192,7 @@ export function probe(comm: Comm, call: string, source: number, tag: number, sta
   const core = comm.coreFor(call);
   checkSource(comm, call, core, source);
   checkTag(comm, call, tag, true);
+  checkStatus(comm, call, status);
   if (source === PROC_NULL) {
     if (status) fillEmpty(status);
     return true;
@@ -203,6 +220,7 @@ export function mprobe(comm: Comm, call: string, source: number, tag: number, st
   const core = comm.coreFor(call);
   checkSource(comm, call, core, source);
   checkTag(comm, call, tag, true);
+  checkStatus(comm, call, status);
   if (source === PROC_NULL) {
     if (status) fillEmpty(status);
     return new Message(null, comm, true);

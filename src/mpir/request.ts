@@ -2,13 +2,13 @@ import v8 from 'node:v8';
 import { STATE_DONE, type CoreRequest, type Unexpected } from '../mpid/index.js';
 import { dropUnpack, finishUnpack } from './buffer.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED } from './constants.js';
-import { describe } from './describe.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { runtime } from './runtime.js';
-import { Status } from './status.js';
+import { Status, statusProblem, statusesProblem } from './status.js';
 import type { Comm } from './comm.js';
 import type { BufSpec } from './types.js';
+import { check, describe, raise } from './validate.js';
 
 /**
  * @internal The text of MPI.ERR_TRUNCATE for a completed receive, blocking (Comm) or not (Request): who
@@ -58,6 +58,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Blocks until the operation completes; fills `status`. */
   Wait(status?: Status): true {
+    if (status !== undefined) this.checkStatusArg('Wait', status);
     if (this.core !== null) runtime.requireRunning('Request.Wait').progress.wait(this.core);
     this.finish(status, 'Wait');
     return true;
@@ -65,6 +66,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Completes the operation if it is done; returns whether it was. */
   Test(status?: Status): boolean {
+    if (status !== undefined) this.checkStatusArg('Test', status);
     if (this.core !== null) {
       const world = runtime.requireRunning('Request.Test');
       if (this.core.state !== STATE_DONE) world.engine.progress();
@@ -76,6 +78,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Whether the request is complete, without completing it (status is filled if given). */
   Get_status(status?: Status): boolean {
+    if (status !== undefined) this.checkStatusArg('Get_status', status);
     if (this.core === null) {
       if (status) fillEmpty(status);
       return true;
@@ -111,6 +114,7 @@ export class Request<T = Status> implements PromiseLike<T> {
    * also written to `status` if given; the value for an object receive).
    */
   wait(status?: Status): T {
+    if (status !== undefined) this.checkStatusArg('wait', status);
     const s = status ?? new Status();
     this.Wait(s);
     return this.yielded(s);
@@ -118,6 +122,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** mpi4py's test: `[true, what it yields]` once complete (as wait), else `[false, undefined]`. */
   test(status?: Status): [done: true, value: T] | [done: false, value: undefined] {
+    if (status !== undefined) this.checkStatusArg('test', status);
     const s = status ?? new Status();
     if (!this.Test(s)) return [false, undefined];
     return [true, this.yielded(s)];
@@ -160,6 +165,14 @@ export class Request<T = Status> implements PromiseLike<T> {
     }
   }
 
+  /** @internal A bad status argument, raised through the request's communicator (thrown when it has none). */
+  protected checkStatusArg(call: string, status: unknown): void {
+    const bad = statusProblem(status);
+    if (bad === null) return;
+    if (this.comm) this.comm.fail(`Request.${call}`, ErrorClass.ERR_ARG, bad);
+    raise(`Request.${call}`, ErrorClass.ERR_ARG, bad);
+  }
+
   /** @internal Hook: the engine request completed and is about to be released (object receives read it). */
   protected onComplete(_core: CoreRequest): void {}
 
@@ -171,6 +184,7 @@ export class Request<T = Status> implements PromiseLike<T> {
    * of the requests' types for a tuple of requests); fills statuses[i] if given.
    */
   static waitall<const R extends readonly Request<unknown>[]>(requests: R, statuses?: Status[]): { -readonly [K in keyof R]: Yield<R[K]> } {
+    checkList('Request.waitall', requests, statuses);
     const values: unknown[] = new Array(requests.length);
     let error: unknown = null;
     for (let i = 0; i < requests.length; i++) {
@@ -187,12 +201,14 @@ export class Request<T = Status> implements PromiseLike<T> {
   /** mpi4py's testall: `[true, values]` (as waitall) when every request is complete, else `[false, undefined]`. */
   static testall<const R extends readonly Request<unknown>[]>(requests: R, statuses?: Status[]):
     [done: true, values: { -readonly [K in keyof R]: Yield<R[K]> }] | [done: false, values: undefined] {
+    checkList('Request.testall', requests, statuses);
     runtime.requireRunning('Request.testall').engine.progress();
     for (const r of requests) if (r.core !== null && r.core.state !== STATE_DONE) return [false, undefined];
     return [true, Request.waitall(requests, statuses)];
   }
 
   static Waitall(requests: readonly Request<unknown>[], statuses?: Status[]): true {
+    checkList('Request.Waitall', requests, statuses);
     let error: unknown = null;
     for (let i = 0; i < requests.length; i++) {
       try {
@@ -206,6 +222,7 @@ export class Request<T = Status> implements PromiseLike<T> {
   }
 
   static Testall(requests: readonly Request<unknown>[], statuses?: Status[]): boolean {
+    checkList('Request.Testall', requests, statuses);
     const world = runtime.requireRunning('Request.Testall');
     world.engine.progress();
     for (const r of requests) if (r.core !== null && r.core.state !== STATE_DONE) return false;
@@ -214,6 +231,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Waits for one active request; returns its index, or MPI.UNDEFINED if none is active. */
   static Waitany(requests: readonly Request<unknown>[], status?: Status): number {
+    checkList('Request.Waitany', requests, undefined, status);
     const world = runtime.requireRunning('Request.Waitany');
     for (;;) {
       let active = false;
@@ -235,6 +253,7 @@ export class Request<T = Status> implements PromiseLike<T> {
   }
 
   static Testany(requests: readonly Request<unknown>[], status?: Status): [number, boolean] {
+    checkList('Request.Testany', requests, undefined, status);
     runtime.requireRunning('Request.Testany').engine.progress();
     let active = false;
     for (let i = 0; i < requests.length; i++) {
@@ -335,6 +354,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** Waits until at least one active request completes; returns the indices completed. */
   static Waitsome(requests: readonly Request<unknown>[], statuses?: Status[]): number[] | null {
+    checkList('Request.Waitsome', requests, statuses);
     const world = runtime.requireRunning('Request.Waitsome');
     for (;;) {
       const done = Request.Testsome(requests, statuses);
@@ -344,6 +364,7 @@ export class Request<T = Status> implements PromiseLike<T> {
   }
 
   static Testsome(requests: readonly Request<unknown>[], statuses?: Status[]): number[] | null {
+    checkList('Request.Testsome', requests, statuses);
     runtime.requireRunning('Request.Testsome').engine.progress();
     const done: number[] = [];
     let active = false;
@@ -397,6 +418,7 @@ export class Prequest extends Request {
 
   /** Starts every request in order (each as Start). */
   static Startall(requests: readonly Prequest[]): void {
+    check(requestsProblem(requests, Prequest), 'Prequest.Startall', ErrorClass.ERR_REQUEST);
     for (const r of requests) r.Start();
   }
 
@@ -425,6 +447,13 @@ export class Prequest extends Request {
     throw new MPIException(ErrorClass.ERR_REQUEST, `Prequest.${call}: the ${this.callName} request is not a partitioned ` +
       `${call === 'Parrived' ? 'receive (Precv_init)' : 'send (Psend_init)'}`);
   }
+}
+
+/** The arguments of the completion calls on lists: the requests (MPI.ERR_REQUEST), their status or statuses (MPI.ERR_ARG). */
+function checkList(call: string, requests: unknown, statuses: unknown, status?: unknown): void {
+  check(requestsProblem(requests), call, ErrorClass.ERR_REQUEST);
+  check(statusesProblem(statuses), call);
+  check(statusProblem(status), call);
 }
 
 /** A message taken off the queue by Mprobe/Improbe, to be received with Recv or Irecv. */
@@ -532,4 +561,16 @@ export function fillEmpty(status: Status): void {
   status.count = 0;
   status.cancelled = false;
   status.error = 0;
+}
+
+/** A list of requests (of `cls`, MPI.Request or MPI.Prequest): an array of them. */
+export function requestsProblem(requests: unknown, cls: abstract new (...args: never[]) => object = Request,
+                                name = 'requests'): string | null {
+  const what = cls === Request ? 'MPI.Request' : `MPI.${cls.name}`;
+  if (!Array.isArray(requests)) return `${name} must be an array of ${what}, got ${describe(requests)}`;
+  for (let i = 0; i < requests.length; i++) {
+    const r: unknown = requests[i];
+    if (!(r instanceof cls)) return `${name}[${i}] must be an ${what}, got ${describe(r)}`;
+  }
+  return null;
 }

@@ -1,4 +1,4 @@
-import { describe } from './describe.js';
+import { describe } from './validate.js';
 import { Errhandler, type ErrhandlerFunction } from './errhandler.js';
 import { drainBeforeStop } from './comm-manage.js';
 import { ErrorClass } from './error-classes.js';

@@ -12,6 +12,7 @@ import { CollPrequest } from './persistent.js';
 import { Schedule, launch, nextCollTag, runBlocking } from './schedule.js';
 import { IN_PLACE } from '../in-place.js';
 import { type Collective, countAlgorithm } from './algorithm-counts.js';
+import { show } from '../validate.js';
 
 const collTrace = createDebug('tsmpi:coll');
 /** Read once from DEBUG: debug's `.enabled` is a getter, too dear for every small collective. */
@@ -215,17 +216,17 @@ export function packedW(c: Call, bytes: Uint8Array, counts: readonly number[], b
 
 export function intList(c: Call, x: unknown, what: string, n: number): number[] {
   if (!(Array.isArray(x) || ArrayBuffer.isView(x))) fail(c, ErrorClass.ERR_ARG, `${what}: expected an array of ${n} integers, got ${describe(x)}`);
-  const a = Array.from(x as ArrayLike<number>, Number);
+  const a = Array.from(x as ArrayLike<number>);
   if (a.length < n) fail(c, ErrorClass.ERR_COUNT, `${what}: expected ${n} entries (one per rank), got ${a.length}`);
   for (let i = 0; i < n; i++) {
-    if (!Number.isInteger(a[i]) || a[i]! < 0) fail(c, ErrorClass.ERR_COUNT, `${what}[${i}] = ${a[i]} is not a non-negative integer`);
+    if (!Number.isInteger(a[i]) || a[i]! < 0) fail(c, ErrorClass.ERR_COUNT, `${what}[${i}] = ${show(a[i])} is not a non-negative integer`);
   }
   return a.slice(0, n);
 }
 
 export function checkRoot(c: Call, root: number): void {
   if (Number.isInteger(root) && root >= 0 && root < c.core.size) return;
-  fail(c, ErrorClass.ERR_ROOT, `root ${String(root)} is out of range for a communicator of size ${c.core.size} ` +
+  fail(c, ErrorClass.ERR_ROOT, `root ${show(root)} is out of range for a communicator of size ${c.core.size} ` +
     `(expected 0..${c.core.size - 1})`);
 }
 

@@ -90,7 +90,7 @@ function run(c: Call, sendbuf: unknown, recvbuf: unknown, counts: number[], op: 
     const send = decode(c, sendbuf, 'sendbuf');
     dt = send.datatype;
     if (send.datatype !== recv.datatype) fail(c, ErrorClass.ERR_TYPE, `sendbuf is ${send.datatype.name} but recvbuf is ${recv.datatype.name}`);
-    if (send.count !== total) fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${send.count} elements, the counts add up to ${total}`);
+    if (send.count !== total) fail(c, ErrorClass.ERR_COUNT, `sendbuf has ${send.count} elements, the counts of recvbuf (recvcounts) add up to ${total}`);
     if (recv.count < counts[rank]!) fail(c, ErrorClass.ERR_COUNT, `recvbuf has ${recv.count} elements, rank ${rank}'s block has ${counts[rank]}`);
     own = send.bytes;
   }

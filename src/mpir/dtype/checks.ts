@@ -70,7 +70,10 @@ function isList(v: unknown): v is ArrayLike<unknown> {
 export function checkCounts(call: string, what: string, v: unknown): number[] {
   if (!isList(v)) throw new MPIException(ErrorClass.ERR_ARG, `Datatype.${call}: ${what} must be an array of integers`);
   const out: number[] = [];
-  for (let i = 0; i < v.length; i++) out.push(checkCount(call, `${what}[${i}]`, Number(v[i])));
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i];
+    out.push(checkCount(call, `${what}[${i}]`, typeof x === 'bigint' ? Number(x) : x));
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@ import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { bytesOf, checkPosition } from './checks.js';
 import { swapToFromExternal32 } from './external32.js';
+import { describe } from '../validate.js';
 
 /**
  * Datatype.Pack and Unpack, native and external32: the whole user buffer (its bytes / extent
@@ -46,6 +47,20 @@ export function unpackFrom(t: Datatype, call: string, inbuf: unknown, position: 
     t.unpackTo(tmp, 0, count, 0, bytes, user);
   } else t.unpackTo(input, position, count, 0, bytes, user);
   return position + bytes;
+}
+
+/**
+ * The communicator argument of Pack, Unpack and Pack_size: the packed layout does not depend on
+ * it, but given, it must be a live communicator (MPI.ERR_COMM). Told by its shape, since the
+ * datatype layer loads before Comm; a freed or null one raises through coreFor, naming the call.
+ */
+export function checkPackComm(call: string, comm: unknown): void {
+  if (comm === undefined) return;
+  const c = comm as { coreFor?: unknown } | null;
+  if (typeof c !== 'object' || c === null || typeof c.coreFor !== 'function') {
+    throw new MPIException(ErrorClass.ERR_COMM, `Datatype.${call}: comm must be an MPI.Comm, got ${describe(comm)}`);
+  }
+  (c.coreFor as (call: string) => unknown).call(c, `Datatype.${call}`);
 }
 
 /** Not freed (MPI.ERR_TYPE) and committed (MPI.ERR_TYPE, saying how to commit). */

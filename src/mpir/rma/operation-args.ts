@@ -1,8 +1,12 @@
-import { BufferSpec, decodeBuffer, type NonContiguous } from '../buffer.js';
+import { BufferSpec, decodeBuffer, describe, type NonContiguous } from '../buffer.js';
 import { Datatype, Datatypes } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
 import { Op } from '../op.js';
 import { opCode } from './element-codes.js';
+import { show } from '../validate.js';
+
+/** The arguments of the scratch slots, as the calls name them. */
+const SLOT_NAMES = ['origin', 'result', 'compare'] as const;
 
 /** Raises an MPI error of `errorClass` for `call` through the window's errhandler (Win.fail). */
 export type WinFail = (call: string, errorClass: number, message: string) => never;
@@ -24,14 +28,15 @@ export class OperationArgs {
   constructor(private readonly sizes: Float64Array, private readonly units: Float64Array, private readonly fail: WinFail) {}
 
   /**
-   * Decodes into scratch spec `slot` (0 origin, 1 result, 2 compare): valid until the next call
+   * Decodes into scratch spec `slot` (0 origin, 1 result, 2 compare; `name` is the argument's name
+   * when it differs: Get's origin receives into the result slot): valid until the next call
    * with that slot. A non-contiguous origin is packed into a temporary buffer (data sent) or
    * gets one to receive into (results, unpacked when they arrive).
    */
-  decode(call: string, arg: unknown, slot: number): BufferSpec {
+  decode(call: string, arg: unknown, slot: number, name: string = SLOT_NAMES[slot]!): BufferSpec {
     const spec = this.specs[slot]!;
     const mode: NonContiguous = slot === 1 ? 'unpack' : 'pack';
-    if (!decodeBuffer(arg, spec, mode)) this.fail(call, spec.errorClass, spec.error);
+    if (!decodeBuffer(arg, spec, mode)) this.fail(call, spec.errorClass, `${name}: ${spec.error}`);
     return spec;
   }
 
@@ -54,8 +59,8 @@ export class OperationArgs {
   }
 
   private badTarget(call: string, disp: number, count: number, dt: unknown): never {
-    if (!Number.isInteger(disp)) this.fail(call, ErrorClass.ERR_DISP, `target displacement ${disp} is not an integer`);
-    if (!Number.isInteger(count) || count < 0) this.fail(call, ErrorClass.ERR_COUNT, `target count ${count} is not a count`);
+    if (!Number.isInteger(disp)) this.fail(call, ErrorClass.ERR_DISP, `target displacement ${show(disp)} is not an integer`);
+    if (!Number.isInteger(count) || count < 0) this.fail(call, ErrorClass.ERR_COUNT, `target count ${show(count)} is not a count`);
     if (!(dt instanceof Datatype) || dt === Datatypes.DATATYPE_NULL) this.fail(call, ErrorClass.ERR_TYPE, 'the target datatype is not a datatype');
     return this.fail(call, ErrorClass.ERR_TYPE, `target datatype ${dt.name} is not committed (or was freed)`);
   }
@@ -63,14 +68,17 @@ export class OperationArgs {
   /** The code of a predefined op that can reduce `dt`; MPI.ERR_OP otherwise. */
   opCode(call: string, op: Op, dt: Datatype): number {
     const code = op instanceof Op ? opCode(op) : undefined;
-    if (code === undefined) this.fail(call, ErrorClass.ERR_OP, `${op.name}: one-sided accumulates take predefined ops only`);
+    if (code === undefined) {
+      this.fail(call, ErrorClass.ERR_OP, op instanceof Op ? `op ${op.name}: one-sided accumulates take predefined ops only`
+        : `op must be an MPI.Op, got ${describe(op)}`);
+    }
     const bad = op.checkType(dt);
     if (bad !== null) this.fail(call, ErrorClass.ERR_OP, bad);
     return code;
   }
 
   badRank(call: string, targetRank: number): never {
-    return this.fail(call, ErrorClass.ERR_RANK, `target rank ${targetRank} is out of range for a window of ${this.sizes.length} ranks`);
+    return this.fail(call, ErrorClass.ERR_RANK, `target rank ${show(targetRank)} is out of range for a window of ${this.sizes.length} ranks`);
   }
 
   mixedType(call: string, tdt: Datatype): never {

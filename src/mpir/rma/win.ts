@@ -1,8 +1,7 @@
 import { TsmpiError } from '../../common/errors.js';
 import { ACC, ADMIT_NO_EPOCH, ADMIT_NOW, CAS, GET, GET_ACC, OP_NONE, PUT, ranksApart, Window } from '../../osc/index.js';
 import { expectUnpack } from '../buffer.js';
-import { describe } from '../describe.js';
-import type { Intracomm } from '../comm.js';
+import { Comm, type Intracomm } from '../comm.js';
 import { Datatype, Datatypes } from '../datatype.js';
 import {
   type AttrOwner, type CopyFn, type DeleteFn, createKeyval, deleteAllAttrs, deleteAttr, freeKeyval, getAttr, setAttr,
@@ -16,6 +15,7 @@ import { Op, Ops } from '../op.js';
 import { Request } from '../request.js';
 import { runtime, toMPIException } from '../runtime.js';
 import type { BufferLike, BufSpec, InfoArg, TargetSpec } from '../types.js';
+import { isInt32, raise, show } from '../validate.js';
 import { basicOf, blocksOf, kindOf } from './element-codes.js';
 import { OperationArgs } from './operation-args.js';
 import { readWindowSettings, windowComm, WINDOW_HOOKS } from './window-binding.js';
@@ -63,7 +63,7 @@ export class Win {
 
   /** Collective: exposes `memory` (any typed array, DataView, Buffer or ArrayBuffer) to the group of `comm`. */
   static Create(memory: BufferLike, dispUnit = 1, info: InfoArg = null, comm?: Intracomm): Win {
-    const c = comm ?? runtimeComm();
+    const c = checkWinComm('Win.Create', comm ?? runtimeComm(), info);
     const bytes = bytesOf(memory);
     if (bytes === null) {
       return c.fail('Win.Create', ErrorClass.ERR_BUFFER, 'memory must be a typed array, DataView, Buffer, ArrayBuffer or SharedArrayBuffer');
@@ -73,8 +73,8 @@ export class Win {
 
   /** Collective: allocates `size` bytes of window memory (see tomemory()). */
   static Allocate(size: number, dispUnit = 1, info: InfoArg = null, comm?: Intracomm): Win {
-    const c = comm ?? runtimeComm();
-    if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
+    const c = checkWinComm('Win.Allocate', comm ?? runtimeComm(), info);
+    if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${show(size)} is not a byte count`);
     return Win.make(c, 'Win.Allocate', { kind: 'allocate', size }, null, dispUnit, WIN_FLAVOR_ALLOCATE, info);
   }
 
@@ -84,9 +84,9 @@ export class Win {
    * for plain loads and stores.
    */
   static Allocate_shared(size: number, dispUnit = 1, info: InfoArg = null, comm?: Intracomm): Win {
-    const c = comm ?? runtimeComm();
     const call = 'Win.Allocate_shared';
-    if (!Number.isSafeInteger(size) || size < 0) return c.fail(call, ErrorClass.ERR_SIZE, `size ${size} is not a byte count`);
+    const c = checkWinComm(call, comm ?? runtimeComm(), info);
+    if (!Number.isSafeInteger(size) || size < 0) return c.fail(call, ErrorClass.ERR_SIZE, `size ${show(size)} is not a byte count`);
     const apart = ranksApart(runtime.requireRunning(call), c.coreFor(call).worldRanks);
     if (apart.length > 0) {
       return c.fail(call, ErrorClass.ERR_RMA_SHARED, `world ranks ${apart.join(', ')} do not share memory with this rank ` +
@@ -101,7 +101,7 @@ export class Win {
    * Operations go through the target's agent, which finds the attached region.
    */
   static Create_dynamic(info: InfoArg = null, comm?: Intracomm): Win {
-    const c = comm ?? runtimeComm();
+    const c = checkWinComm('Win.Create_dynamic', comm ?? runtimeComm(), info);
     const none = new Uint8Array(0);
     return Win.make(c, 'Win.Create_dynamic', { kind: 'create', bytes: none }, none, 1, WIN_FLAVOR_DYNAMIC, info);
   }
@@ -133,19 +133,27 @@ export class Win {
   /** The window's group (two duplicates of `comm`), its memory, and the window layer below. */
   private static make(comm: Intracomm, call: string, placement: Placement, owner: ArrayBufferLike | ArrayBufferView | null,
                       dispUnit: number, flavor: number, info: InfoArg): Win {
-    if (!Number.isInteger(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${dispUnit} must be a positive integer`);
-    const badInfo = checkInfo(info);
-    if (badInfo !== null) comm.fail(call, ErrorClass.ERR_INFO, badInfo);
+    checkWinComm(call, comm);
+    if (!isInt32(dispUnit) || dispUnit <= 0) comm.fail(call, ErrorClass.ERR_DISP, `disp_unit ${show(dispUnit)} must be a positive integer`);
     const world = runtime.requireRunning(call);
     const req = comm.Dup();
     const reply = comm.Dup();
     const group = windowComm(req, req.coreFor(call), reply, reply.coreFor(call));
     const settings = readWindowSettings();
     let w: Window;
-    if (placement.kind === 'create') {
-      w = Window.create(world, group, placement.bytes, dispUnit, flavor === WIN_FLAVOR_DYNAMIC, settings, WINDOW_HOOKS);
-    } else if (placement.kind === 'allocate') w = Window.allocate(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
-    else w = Window.allocateShared(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
+    try {
+      if (placement.kind === 'create') {
+        w = Window.create(world, group, placement.bytes, dispUnit, flavor === WIN_FLAVOR_DYNAMIC, settings, WINDOW_HOOKS);
+      } else if (placement.kind === 'allocate') w = Window.allocate(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
+      else w = Window.allocateShared(world, group, placement.size, dispUnit, settings, WINDOW_HOOKS);
+    } catch (e) {
+      // Memory that cannot be had (a size past what an array or a segment can hold) is MPI.ERR_NO_MEM.
+      if (!(e instanceof RangeError)) throw e;
+      req.Free();
+      reply.Free();
+      const size = placement.kind === 'create' ? placement.bytes.length : placement.size;
+      return comm.fail(call, ErrorClass.ERR_NO_MEM, `cannot allocate window memory of size ${size} bytes: ${e.message}`);
+    }
     const win = new Win(w, req, owner ?? w.memory, dispUnit, flavor);
     setHints(win, info);
     return win;
@@ -176,6 +184,7 @@ export class Win {
 
   Get_attr(keyval: number): number | ArrayBufferLike | ArrayBufferView | null {
     this.live('Get_attr');
+    if (!isInt32(keyval)) this.fail('Get_attr', ErrorClass.ERR_KEYVAL, `keyval ${show(keyval)} is not an attribute key`);
     switch (keyval) {
       case WIN_BASE: return this.owner;
       case WIN_SIZE: return this.w.memory.length;
@@ -219,7 +228,7 @@ export class Win {
 
   Set_name(name: string): void {
     this.live('Set_name');
-    if (typeof name !== 'string') this.fail('Set_name', ErrorClass.ERR_ARG, `name must be a string, got ${describe(name)}`);
+    if (typeof name !== 'string') this.fail('Set_name', ErrorClass.ERR_ARG, `name must be a string, got ${show(name)}`);
     this.name = name;
   }
 
@@ -363,6 +372,8 @@ export class Win {
    */
   private issue(call: string, kind: number, origin: unknown, result: unknown, targetRank: number, target: unknown,
                 op: Op | null, fixedCount: number | null, held = false): ResultRequest | null {
+    // null is the internal "no op" of Put and Get: a user's accumulate must name an MPI.Op.
+    if ((kind === ACC || kind === GET_ACC) && !(op instanceof Op)) this.fail(call, ErrorClass.ERR_OP, `op must be an MPI.Op, got ${show(op)}`);
     // Every message is built in the cold helpers below, so that this path stays small enough
     // for V8 to inline what it calls.
     this.live(call);
@@ -377,7 +388,7 @@ export class Win {
     const data: { bytes: Uint8Array; count: number; datatype: Datatype } | null =
       origin instanceof Uint8Array && kind === CAS ? { bytes: origin, count: 2, datatype: Datatypes.BYTE }
         : origin !== null ? this.args.decode(call, origin, 0) : null;
-    const into = result !== null ? this.args.decode(call, result, 1) : null;
+    const into = result !== null ? this.args.decode(call, result, 1, kind === GET ? 'origin' : 'result') : null;
     this.args.target(call, target, into ?? data!, fixedCount);
     const tdt = this.args.datatype;
     const bytes = this.args.count * tdt.size;
@@ -418,7 +429,7 @@ export class Win {
       copy = data.slice();
       // The copy is bytes: the target triple keeps the origin's count and datatype.
       if (kind !== CAS && fixedCount === null) {
-        const ref = this.args.decode(call, result ?? origin, result !== null ? 1 : 0);
+        const ref = this.args.decode(call, result ?? origin, result !== null ? 1 : 0, kind === GET ? 'origin' : undefined);
         this.args.target(call, target, ref, null);
         spec = [this.args.disp, this.args.count, this.args.datatype];
       }
@@ -491,7 +502,7 @@ export class Win {
     this.live('Lock');
     this.checkAssert('Lock', assert);
     if (lockType !== LOCK_EXCLUSIVE && lockType !== LOCK_SHARED) {
-      this.fail('Lock', ErrorClass.ERR_LOCKTYPE, `lock type ${lockType} is neither MPI.LOCK_EXCLUSIVE nor MPI.LOCK_SHARED`);
+      this.fail('Lock', ErrorClass.ERR_LOCKTYPE, `lock type ${show(lockType)} is neither MPI.LOCK_EXCLUSIVE nor MPI.LOCK_SHARED`);
     }
     this.checkRank('Lock', rank);
     try {
@@ -588,13 +599,13 @@ export class Win {
   private checkRank(call: string, rank: number): void {
     const size = this.sizes.length;
     if (!Number.isInteger(rank) || rank < 0 || rank >= size) {
-      this.fail(call, ErrorClass.ERR_RANK, `rank ${rank} is out of range for a window of ${size} ranks`);
+      this.fail(call, ErrorClass.ERR_RANK, `rank ${show(rank)} is out of range for a window of ${size} ranks`);
     }
   }
 
   private checkAssert(call: string, assert: number): void {
     if (!Number.isInteger(assert) || (assert & ~ALL_MODES) !== 0) {
-      this.fail(call, ErrorClass.ERR_ASSERT, `assert ${assert} is not a combination of MPI.MODE_* flags`);
+      this.fail(call, ErrorClass.ERR_ASSERT, `assert ${show(assert)} is not a combination of MPI.MODE_* flags`);
     }
   }
 
@@ -637,6 +648,21 @@ let worldComm: Intracomm | null = null;
 export function setDefaultComm(comm: Intracomm): void {
   worldComm = comm;
 }
+/**
+ * The communicator and info of a window constructor: a live intracommunicator (MPI.ERR_COMM,
+ * thrown: there is no handler to use yet) and an info (MPI.ERR_INFO, through comm's handler).
+ */
+function checkWinComm(call: string, comm: unknown, info: unknown = null): Intracomm {
+  // A freed or null communicator raises here, naming the call, through its own handler.
+  if (!(comm instanceof Comm && (comm.coreFor(call), !comm.Is_inter()))) {
+    const what = comm instanceof Comm ? 'an intercommunicator' : show(comm);
+    raise(call, ErrorClass.ERR_COMM, `comm must be an intracommunicator, got ${what}`);
+  }
+  const bad = checkInfo(info);
+  if (bad !== null) comm.fail(call, ErrorClass.ERR_INFO, bad);
+  return comm as Intracomm;
+}
+
 function runtimeComm(): Intracomm {
   return worldComm!;
 }

@@ -1,6 +1,7 @@
 import type { CommCore } from '../comm.js';
 import { dupComm, splitComm } from '../comm-manage.js';
 import { PROC_NULL } from '../constants.js';
+import { intListProblem, isInt32 } from '../validate.js';
 import { ErrorClass } from '../error-classes.js';
 import type { InfoArg } from '../types.js';
 import { adopt, intArray, show } from './common.js';
@@ -87,13 +88,15 @@ export class Cartcomm extends Topocomm {
     if (!(Number.isInteger(direction) && direction >= 0 && direction < this.cartDims.length)) {
       this.fail('Shift', ErrorClass.ERR_DIMS, `direction ${show(direction)} is out of range (expected 0..${this.cartDims.length - 1})`);
     }
-    if (!Number.isInteger(disp)) this.fail('Shift', ErrorClass.ERR_ARG, `disp ${show(disp)} is not an integer`);
+    if (!isInt32(disp)) this.fail('Shift', ErrorClass.ERR_ARG, `disp ${show(disp)} is not an integer (of MPI's int range)`);
     return this.shift(direction, disp);
   }
 
   /** Collective: the sub-grids keeping the dimensions where remain_dims is true (one per value of the others). */
   Sub(remain_dims: ArrayLike<boolean | number>): Cartcomm {
     const core = this.live('Sub');
+    const bad = intListProblem(remain_dims, 'remain_dims', -0x80000000, 0x7fffffff, { flags: true });
+    if (bad !== null) this.fail('Sub', ErrorClass.ERR_ARG, bad);
     const keep = Array.from(remain_dims, Boolean);
     if (keep.length !== this.cartDims.length) {
       this.fail('Sub', ErrorClass.ERR_ARG, `remain_dims has ${keep.length} entries; the grid has ${this.cartDims.length} dimensions`);

@@ -7,10 +7,8 @@ import { ErrorClass } from '../error-classes.js';
  * topology communicator takes from the one it was made from.
  */
 
-/** A number as it is, anything else as describe() names it (for messages). */
-export function show(x: unknown): string {
-  return typeof x === 'number' ? String(x) : describe(x);
-}
+export { show } from '../validate.js';
+import { show } from '../validate.js';
 
 /** An array (or typed array) of integers as a number[]; `errorClass` when it is not one. */
 export function intArray(comm: Comm, call: string, what: string, x: unknown, errorClass: number = ErrorClass.ERR_ARG): number[] {

@@ -8,13 +8,19 @@ import { show } from './common.js';
  * close to each other as possible (smallest largest-minus-smallest, then smallest largest),
  * in non-increasing order. MPI.ERR_DIMS when nnodes is not a multiple of the fixed entries.
  */
+/** The largest number of dimensions Compute_dims makes an array for. */
+const MAX_NDIMS = 1 << 16;
+
 export function computeDims(nnodes: number, dims: number | ArrayLike<number>): number[] {
   const fail = (message: string): never => {
     throw new MPIException(ErrorClass.ERR_DIMS, `MPI.Compute_dims: ${message}`);
   };
   if (!(Number.isInteger(nnodes) && nnodes > 0)) fail(`nnodes ${show(nnodes)} is invalid (expected a positive integer)`);
-  const out = typeof dims === 'number' ? new Array<number>(Number.isInteger(dims) && dims >= 0 ? dims : fail(
-    `ndims ${show(dims)} is invalid (expected a non-negative integer)`)).fill(0) : Array.from(dims);
+  if (typeof dims !== 'number' && !Array.isArray(dims) && !ArrayBuffer.isView(dims)) {
+    fail(`dims must be a number of dimensions or an array of integers, got ${show(dims)}`);
+  }
+  const out = typeof dims === 'number' ? new Array<number>(Number.isInteger(dims) && dims >= 0 && dims <= MAX_NDIMS ? dims : fail(
+    `ndims ${show(dims)} is invalid (expected an integer in 0..${MAX_NDIMS})`)).fill(0) : Array.from(dims);
   let fixed = 1;
   let free = 0;
   for (let i = 0; i < out.length; i++) {
@@ -29,7 +35,10 @@ export function computeDims(nnodes: number, dims: number | ArrayLike<number>): n
     if (rest !== 1) fail(`the dims multiply to ${fixed}, not nnodes ${nnodes}, and none is free`);
     return out;
   }
-  const factors = balancedFactors(rest, free);
+  // A safe integer has at most 52 prime factors: past that many free dimensions the best grid
+  // only adds 1s, and the search (one level per dimension) stays shallow.
+  const factors = balancedFactors(rest, Math.min(free, 64));
+  while (factors.length < free) factors.push(1);
   for (let i = 0, j = 0; i < out.length; i++) if (out[i] === 0) out[i] = factors[j++]!;
   return out;
 }
