@@ -1,7 +1,7 @@
 import { Datatype, Datatypes } from './datatype.js';
 import { UNDEFINED } from './constants.js';
 import { ErrorClass } from './error-classes.js';
-import { check, describe, intProblem } from './validate.js';
+import { check, describe, intProblem, show } from './validate.js';
 
 /** A datatype argument of a Status method: a live MPI.Datatype (MPI.ERR_TYPE otherwise). */
 function checkType(call: string, datatype: unknown): void {
@@ -60,7 +60,10 @@ export class Status {
   Set_cancelled(v: boolean): void { this.cancelled = v; }
   Set_elements(datatype: Datatype, count: number): void {
     checkType('Set_elements', datatype);
-    check(intProblem(count, 'count', 0, INT_MAX, 'a non-negative integer'), 'Status.Set_elements', ErrorClass.ERR_COUNT);
+    // Counts are JavaScript numbers up to 2^53 (MPI-4's large counts are the normal calls).
+    if (!(Number.isSafeInteger(count) && count >= 0)) {
+      check(`count ${show(count)} is invalid (expected an integer in 0..Number.MAX_SAFE_INTEGER)`, 'Status.Set_elements', ErrorClass.ERR_COUNT);
+    }
     this.count = datatype.elements <= 1 ? count * datatype.size : Math.floor(count / datatype.elements) * datatype.size;
   }
 }
