@@ -100,7 +100,8 @@ export class Comm {
 
   /** Runs this communicator's handler for `errorcode` (a class or a code of MPI.Add_error_code). */
   Call_errhandler(errorcode: number): void {
-    this.errhandler.call(this, `${this.name}.Call_errhandler`, errorcode, this.core?.rank ?? 0);
+    const core = this.live('Call_errhandler');
+    this.errhandler.call(this, `${this.name}.Call_errhandler`, errorcode, core.rank);
   }
 
   /**
@@ -298,6 +299,11 @@ export class Comm {
   /** @internal Message.Irecv */
   receiveMatchedNonblocking(message: Message, buf: unknown): Request {
     return this.request(p2p.startMatched(this, message, buf, 'Irecv'));
+  }
+
+  /** @internal Message.Probe and Message.Iprobe (the errors name those calls). */
+  mprobeAs(call: string, source: number, tag: number, status: Status | undefined, blocking: boolean): Message | null {
+    return p2p.mprobe(this, call, source, tag, status, blocking);
   }
 
   /** @internal Message.irecv: the matched message's bytes, deserialized at completion. */

@@ -41,6 +41,11 @@ export class Errhandler {
     return new Errhandler(`user errhandler for a ${object}`, { kind: 'user', object, fn: fn as ErrhandlerFunction<never> });
   }
 
+  /** The handler as the API names it: MPI.ERRORS_ARE_FATAL, MPI.ERRORS_ABORT, ... */
+  private get apiName(): string {
+    return this.name.replace(/^MPI_/, 'MPI.');
+  }
+
   /** @internal Whether an error ends the job (ERRORS_ARE_FATAL, ERRORS_ABORT). */
   get isFatal(): boolean {
     return this.action.kind === 'fatal' || this.action.kind === 'abort';
@@ -79,7 +84,7 @@ export class Errhandler {
     const action = this.action;
     if (runtime.phase === 'running') {
       if (action.kind === 'user') (action.fn as ErrhandlerFunction)(target, exception.error_code);
-      else if (this.isFatal) return abortJob(1, `tsmpi: rank ${rank}: fatal error (${this.name}): ${exception.message}`);
+      else if (this.isFatal) return abortJob(1, `tsmpi: rank ${rank}: fatal error (${this.apiName}): ${exception.message}`);
     }
     throw exception;
   }
@@ -96,7 +101,7 @@ export class Errhandler {
     const action = this.action;
     if (action.kind === 'user') (action.fn as ErrhandlerFunction)(target, code);
     else if (this.isFatal && runtime.phase === 'running') {
-      abortJob(1, `tsmpi: rank ${rank}: fatal error (${this.name}): ${call}: error code ${code}: ${errorString(code)}`);
+      abortJob(1, `tsmpi: rank ${rank}: fatal error (${this.apiName}): ${call}: error code ${code}: ${errorString(code)}`);
     }
   }
 }

@@ -190,14 +190,6 @@ export class Group {
     return Group.Intersection(group1, group2);
   }
 
-  /** MPI-4: the group of a session's process set, as `session.Create_group(pset_name)`. */
-  static Create_from_session_pset(session: { Create_group(pset: string): Group }, pset_name: string): Group {
-    if (typeof (session as { Create_group?: unknown } | null)?.Create_group !== 'function') {
-      throw new MPIException(ErrorClass.ERR_SESSION, `MPI.Group.Create_from_session_pset: session must be an MPI.Session, got ${describe(session)}`);
-    }
-    return session.Create_group(pset_name);
-  }
-
   /** `Group.Union(this, group)`. */
   Union(group: Group): Group {
     return Group.Union(this, group);

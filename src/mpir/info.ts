@@ -130,11 +130,14 @@ export class Info {
   /** Sets every entry of `other` (an Info, a Map, [key, value] pairs or a plain object). */
   update(other: Info | Map<string, string> | Iterable<[string, string]> | Record<string, string>): void {
     this.live('update');
-    const pairs = other instanceof Info ? other.items()
-      : other instanceof Map || Symbol.iterator in Object(other) ? [...(other as Iterable<[string, string]>)]
-        : typeof other === 'object' && other !== null ? Object.entries(other) : null;
-    if (pairs === null) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Info.update: other must be an Info, a Map, pairs or an object, got ${describe(other)}`);
-    for (const [k, v] of pairs) this.Set(k, v);
+    const pairs: unknown[] | null = other instanceof Info ? other.items()
+      : other instanceof Map || Array.isArray(other) ? [...other]
+        : typeof other === 'object' && other !== null && Object.getPrototypeOf(other) === Object.prototype ? Object.entries(other) : null;
+    if (pairs === null || !pairs.every((p) => Array.isArray(p) && p.length === 2)) {
+      throw new MPIException(ErrorClass.ERR_ARG, 'MPI.Info.update: other must be an Info, a Map, [key, value] pairs or a plain ' +
+        `object, got ${describe(other)}`);
+    }
+    for (const [k, v] of pairs as Array<[string, string]>) this.Set(k, v);
   }
 
   /** Removes key and returns its value; `fallback` (or MPI.ERR_INFO_NOKEY) when it is not set. */
@@ -159,6 +162,7 @@ export class Info {
   }
 
   copy(): Info {
+    this.live('copy');
     return this.Dup();
   }
 
@@ -171,6 +175,9 @@ export class Info {
    * arguments), `maxprocs` (the size of the job when MPI runs), `host`, `wdir` and `thread_level`.
    */
   static Create_env(args: readonly string[] | null = null): Info {
+    if (!(args === null || args === undefined || (Array.isArray(args) && args.every((a) => typeof a === 'string')))) {
+      throw new MPIException(ErrorClass.ERR_ARG, `MPI.Info.Create_env: args must be an array of strings or null, got ${describe(args)}`);
+    }
     const info = Info.Create();
     const argv = args ?? process.argv.slice(2);
     info.Set('command', process.argv[1] ?? process.execPath);

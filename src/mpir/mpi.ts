@@ -152,7 +152,7 @@ function checkAddress(call: string, what: string, value: unknown): number {
  * the call accepts any level and does nothing, as the standard allows.
  */
 function Pcontrol(level: number): void {
-  if (!Number.isInteger(level)) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Pcontrol: level must be an integer, got ${describe(level)}`);
+  if (!Number.isSafeInteger(level)) throw new MPIException(ErrorClass.ERR_ARG, `MPI.Pcontrol: level must be an integer, got ${describe(level)}`);
 }
 
 function Get_processor_name(): string {

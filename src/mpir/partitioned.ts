@@ -8,6 +8,7 @@ import * as p2p from './p2p.js';
 import { Prequest } from './request.js';
 import { runtime } from './runtime.js';
 import type { BufSpec, InfoArg } from './types.js';
+import { show } from './validate.js';
 
 /**
  * Partitioned point-to-point communication (MPI-4 chapter 4), mpi4py's names:
@@ -135,9 +136,9 @@ abstract class Partitioned extends Prequest implements CompletionListener {
     else r.listener = this;
   }
 
-  protected checkPartition(call: string, k: unknown, count = this.partitions): number {
+  protected checkPartition(call: string, k: unknown, name = 'partition', count = this.partitions): number {
     if (typeof k !== 'number' || !Number.isInteger(k) || k < 0 || k >= count) {
-      this.comm!.fail(`Prequest.${call}`, ErrorClass.ERR_ARG, `partition ${String(k)} is out of range (the request has ${count} ` +
+      this.comm!.fail(`Prequest.${call}`, ErrorClass.ERR_ARG, `${name} ${show(k)} is out of range (the request has ${count} ` +
         `partitions: 0..${count - 1})`);
     }
     return k as number;
@@ -187,8 +188,8 @@ class PartitionedSend extends Partitioned {
   }
 
   override Pready_range(partition_low: number, partition_high: number): void {
-    const lo = this.checkPartition('Pready_range', partition_low);
-    const hi = this.checkPartition('Pready_range', partition_high);
+    const lo = this.checkPartition('Pready_range', partition_low, 'partition_low');
+    const hi = this.checkPartition('Pready_range', partition_high, 'partition_high');
     if (lo > hi) this.comm!.fail('Prequest.Pready_range', ErrorClass.ERR_ARG, `partition_low ${lo} is above partition_high ${hi}`);
     for (let k = lo; k <= hi; k++) this.markReady('Pready_range', k);
   }
@@ -197,7 +198,7 @@ class PartitionedSend extends Partitioned {
     if (partitions === null || typeof partitions !== 'object' || typeof partitions.length !== 'number') {
       this.comm!.fail('Prequest.Pready_list', ErrorClass.ERR_ARG, 'partitions must be an array of partition numbers');
     }
-    for (let i = 0; i < partitions.length; i++) this.checkPartition('Pready_list', partitions[i]);
+    for (let i = 0; i < partitions.length; i++) this.checkPartition('Pready_list', partitions[i], `partitions[${i}]`);
     for (let i = 0; i < partitions.length; i++) this.markReady('Pready_list', partitions[i]!);
   }
 

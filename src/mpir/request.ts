@@ -273,6 +273,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** `[index, what it yields]` of the request Waitany completed (`[MPI.UNDEFINED, undefined]` when none is active). */
   static waitany<T>(requests: readonly Request<T>[], status?: Status): [number, T | undefined] {
+    checkList('Request.waitany', requests, undefined, status);
     const s = status ?? new Status();
     const i = Request.Waitany(requests, s);
     return [i, i === UNDEFINED ? undefined : requests[i]!.yielded(s)];
@@ -280,6 +281,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** `[index, flag, what it yields]`, as Testany. */
   static testany<T>(requests: readonly Request<T>[], status?: Status): [number, boolean, T | undefined] {
+    checkList('Request.testany', requests, undefined, status);
     const s = status ?? new Status();
     const [i, flag] = Request.Testany(requests, s);
     return [i, flag, i === UNDEFINED ? undefined : requests[i]!.yielded(s)];
@@ -287,16 +289,17 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** `[indices, what each yields]` of the requests Waitsome completed (`[null, null]` when none is active). */
   static waitsome<T>(requests: readonly Request<T>[], statuses?: Status[]): [number[] | null, T[] | null] {
-    return Request.yieldedBy(requests, statuses, Request.Waitsome);
+    return Request.yieldedBy('Request.waitsome', requests, statuses, Request.Waitsome);
   }
 
   /** `[indices, what each yields]`, as Testsome. */
   static testsome<T>(requests: readonly Request<T>[], statuses?: Status[]): [number[] | null, T[] | null] {
-    return Request.yieldedBy(requests, statuses, Request.Testsome);
+    return Request.yieldedBy('Request.testsome', requests, statuses, Request.Testsome);
   }
 
-  private static yieldedBy<T>(requests: readonly Request<T>[], statuses: Status[] | undefined,
+  private static yieldedBy<T>(call: string, requests: readonly Request<T>[], statuses: Status[] | undefined,
                               complete: (r: readonly Request<T>[], s: Status[]) => number[] | null): [number[] | null, T[] | null] {
+    checkList(call, requests, statuses);
     const s = statuses ?? requests.map(() => new Status());
     const done = complete(requests, s);
     return done === null ? [null, null] : [done, done.map((i, k) => requests[i]!.yielded(s[k]!))];
@@ -307,6 +310,7 @@ export class Request<T = Status> implements PromiseLike<T> {
    * it; `[MPI.UNDEFINED, true]` when none is active, `[MPI.UNDEFINED, false]` when none is done.
    */
   static Get_status_any(requests: readonly Request<unknown>[], status?: Status): [number, boolean] {
+    checkList('Request.Get_status_any', requests, undefined, status);
     let active = false;
     for (let i = 0; i < requests.length; i++) {
       const r = requests[i]!;
@@ -320,6 +324,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** MPI-4.1: whether every request is complete (or inactive), without completing them. */
   static Get_status_all(requests: readonly Request<unknown>[], statuses?: Status[]): boolean {
+    checkList('Request.Get_status_all', requests, statuses);
     let all = true;
     for (let i = 0; i < requests.length; i++) all = requests[i]!.Get_status(statuses?.[i]) && all;
     return all;
@@ -327,6 +332,7 @@ export class Request<T = Status> implements PromiseLike<T> {
 
   /** MPI-4.1: the indices of the active requests that are complete, without completing them (null: none active). */
   static Get_status_some(requests: readonly Request<unknown>[], statuses?: Status[]): number[] | null {
+    checkList('Request.Get_status_some', requests, statuses);
     const done: number[] = [];
     let active = false;
     for (let i = 0; i < requests.length; i++) {
@@ -424,26 +430,35 @@ export class Prequest extends Request {
 
   /** Partitioned send (Psend_init): marks `partition` ready to be sent (partitioned.ts). */
   Pready(partition: number): void {
-    this.notPartitioned('Pready', partition);
+    this.notPartitioned('Pready', ['partition', partition]);
   }
 
   /** Marks partitions partition_low..partition_high (inclusive) ready. */
   Pready_range(partition_low: number, partition_high: number): void {
-    this.notPartitioned('Pready_range', partition_low, partition_high);
+    this.notPartitioned('Pready_range', ['partition_low', partition_low], ['partition_high', partition_high]);
   }
 
   /** Marks each partition of the list ready. */
   Pready_list(partitions: ArrayLike<number>): void {
-    this.notPartitioned('Pready_list', partitions);
+    if (!Array.isArray(partitions) && !ArrayBuffer.isView(partitions)) {
+      check(`partitions must be an array of partition numbers, got ${describe(partitions)}`, 'Prequest.Pready_list');
+    }
+    this.notPartitioned('Pready_list', ...Array.from(partitions as ArrayLike<number>, (k): [string, unknown] => ['partitions', k]));
   }
 
   /** Partitioned receive (Precv_init): whether `partition` has arrived in the receive buffer. */
   Parrived(partition: number): boolean {
-    return this.notPartitioned('Parrived', partition);
+    return this.notPartitioned('Parrived', ['partition', partition]);
   }
 
   /** @internal The partition calls on a request that is not partitioned: MPI.ERR_REQUEST. */
-  protected notPartitioned(call: string, ..._args: unknown[]): never {
+  protected notPartitioned(call: string, ...args: Array<[name: string, value: unknown]>): never {
+    // The arguments are checked first, as on a partitioned request, so a bad one is named.
+    for (const [name, k] of args) {
+      if (!(Number.isInteger(k) && (k as number) >= 0 && (k as number) <= 0x7fffffff)) {
+        check(`${name} ${describe(k)} is not a partition number`, `Prequest.${call}`);
+      }
+    }
     throw new MPIException(ErrorClass.ERR_REQUEST, `Prequest.${call}: the ${this.callName} request is not a partitioned ` +
       `${call === 'Parrived' ? 'receive (Precv_init)' : 'send (Psend_init)'}`);
   }
@@ -490,6 +505,7 @@ export class Message {
 
   /** mpi4py's recv: the value of a message sent by send/isend/ssend and probed by mprobe. */
   recv<T = unknown>(status?: Status): T {
+    check(statusProblem(status), 'Message.recv');
     const r = this.irecv<T>();
     r.Wait(status);
     return r.result();
@@ -502,12 +518,12 @@ export class Message {
 
   /** `comm.Mprobe(source, tag, status)`, as mpi4py's Message.Probe. */
   static Probe(comm: Comm, source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message {
-    return Message.commOf('Probe', comm).Mprobe(source, tag, status);
+    return Message.commOf('Probe', comm).mprobeAs('Message.Probe', source, tag, status, true)!;
   }
 
   /** `comm.Improbe(source, tag, status)`: null when nothing matches yet. */
   static Iprobe(comm: Comm, source: number = ANY_SOURCE, tag: number = ANY_TAG, status?: Status): Message | null {
-    return Message.commOf('Iprobe', comm).Improbe(source, tag, status);
+    return Message.commOf('Iprobe', comm).mprobeAs('Message.Iprobe', source, tag, status, false);
   }
 
   /** The object forms probe the same messages: receive them with recv()/irecv(). */
@@ -515,7 +531,7 @@ export class Message {
   static iprobe = Message.Iprobe;
 
   private static commOf(call: string, comm: unknown): Comm {
-    if (typeof (comm as Comm | null)?.Mprobe !== 'function') {
+    if (typeof (comm as Comm | null)?.mprobeAs !== 'function') {
       throw new MPIException(ErrorClass.ERR_COMM, `Message.${call}: comm must be an MPI.Comm, got ${describe(comm)}`);
     }
     return comm as Comm;

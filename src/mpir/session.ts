@@ -112,15 +112,21 @@ export class Session {
     this.errhandler.call(this, 'MPI.Session.Call_errhandler', errorcode, runtime.requireRunning('MPI.Session.Call_errhandler').rank);
   }
 
-  private members(call: string, pset: unknown): Int32Array {
-    const world = runtime.requireRunning(`MPI.Session.${call}`);
+  /** @internal Group.Create_from_session_pset: the group, errors named after that call. */
+  groupFor(call: string, pset: unknown): Group {
+    if (!this.live) throw new MPIException(ErrorClass.ERR_SESSION, `${call}: the session has been finalized`);
+    return Group.ofWorldRanks(this.members(call, pset, call), runtime.requireRunning(call).rank);
+  }
+
+  private members(call: string, pset: unknown, fullName = `MPI.Session.${call}`): Int32Array {
+    const world = runtime.requireRunning(fullName);
     if (pset === PSET_SELF) return Int32Array.of(world.rank);
     if (pset === PSET_WORLD) {
       const all = new Int32Array(world.size);
       for (let r = 0; r < world.size; r++) all[r] = r;
       return all;
     }
-    return this.fail(call, ErrorClass.ERR_ARG, `pset_name ${describe(pset)} is no process set of this session ` +
+    return this.raise(fullName, ErrorClass.ERR_ARG, `pset_name ${describe(pset)} is no process set of this session ` +
       `(expected one of ${PSETS.join(', ')})`);
   }
 
@@ -136,7 +142,29 @@ export class Session {
   }
 
   private fail(call: string, errorClass: number, message: string): never {
-    const rank = runtime.phase === 'running' ? runtime.requireRunning(call).rank : 0;
-    return this.errhandler.raise(this, new MPIException(errorClass, `MPI.Session.${call}: ${message}`), rank);
+    return this.raise(`MPI.Session.${call}`, errorClass, message);
+  }
+
+  private raise(fullName: string, errorClass: number, message: string): never {
+    const rank = runtime.phase === 'running' ? runtime.requireRunning(fullName).rank : 0;
+    return this.errhandler.raise(this, new MPIException(errorClass, `${fullName}: ${message}`), rank);
   }
 }
+
+declare module './group.js' {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Group {
+    /** MPI-4: the group of a session's process set, as `session.Create_group(pset_name)`. */
+    let Create_from_session_pset: (session: Session, pset_name: string) => Group;
+  }
+}
+
+Object.defineProperty(Group, 'Create_from_session_pset', {
+  value: (session: unknown, pset_name: string): Group => {
+    const call = 'MPI.Group.Create_from_session_pset';
+    if (!(session instanceof Session)) throw new MPIException(ErrorClass.ERR_SESSION, `${call}: session must be an MPI.Session, got ${describe(session)}`);
+    return session.groupFor(call, pset_name);
+  },
+  writable: true,
+  configurable: true,
+});

@@ -103,6 +103,16 @@ describe('examples', () => {
     });
   }
 
+  for (const n of [2, 4]) {
+    it(`sessions.js: a communicator from the WORLD process set, a user error handler (${n} ranks)`, { timeout: LIMIT_MS }, async () => {
+      const r = await example('sessions.js', n);
+      hasLine(r, 'the handler saw "Invalid rank", then the call threw MPI.Exception');
+      hasLine(r, 'process sets: mpi://WORLD, mpi://SELF; MPI.Init called: false');
+      hasLine(r, `sum of 1..${n} over a communicator made from a group: ${(n * (n + 1)) / 2}`);
+      assert.equal(lines(r).length, 3, r.stdout);
+    });
+  }
+
   // typed.ts: compiled by the project's tsc (tsconfig includes examples/) to dist/examples/typed.js.
   function checkTyped(r: RunResult, n: number): void {
     assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);

@@ -25,9 +25,11 @@ const PLATFORM = `${process.platform}-${process.arch}`;
  * The tarball's unpacked size must stay below this (it was 6.9 MB with tests and benchmarks; 2.1 MB
  * once the addon carried the UCX binding and its sources, and the window layer came in; 2.41 MB
  * with the peer watch, sparse segments and the device contract's second version; 3.12 MB with the
- * bundle the entry points load, 0.7 MB, beside the modules tsmpiexec and the declarations use).
+ * bundle the entry points load, 0.7 MB, beside the modules tsmpiexec and the declarations use;
+ * 3.51 MB with issue 17's calls: persistent collectives, partitioned communication, Sessions,
+ * MPI.T, argument checks everywhere, in the modules and again in the bundle).
  */
-const UNPACKED_LIMIT = 3_400_000;
+const UNPACKED_LIMIT = 3_800_000;
 
 interface PackResult {
   readonly filename: string;

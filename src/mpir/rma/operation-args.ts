@@ -46,7 +46,8 @@ export class OperationArgs {
     let count = fixedCount ?? ref.count;
     let dt = ref.datatype;
     if (Array.isArray(target)) {
-      disp = target[0] ?? 0;
+      // [disp, count, datatype]; a missing entry takes its default, a null one is an error.
+      disp = target.length > 0 ? target[0] : 0;
       if (target.length > 1) count = target[1] as number;
       if (target.length > 2) dt = target[2] as Datatype;
     } else if (typeof target === 'number') disp = target;
@@ -92,6 +93,6 @@ export class OperationArgs {
 
   outOfRange(call: string, t: number, lo: number, hi: number): never {
     return this.fail(call, ErrorClass.ERR_RMA_RANGE, `target range [${lo}, ${hi}) bytes is outside rank ${t}'s ` +
-      `window of ${this.sizes[t]} bytes (disp ${this.disp} x disp_unit ${this.units[t]})`);
+      `window of ${this.sizes[t]} bytes (target disp ${this.disp} x disp_unit ${this.units[t]})`);
   }
 }

@@ -63,7 +63,7 @@ export class Win {
 
   /** Collective: exposes `memory` (any typed array, DataView, Buffer or ArrayBuffer) to the group of `comm`. */
   static Create(memory: BufferLike, dispUnit = 1, info: InfoArg = null, comm?: Intracomm): Win {
-    const c = checkWinComm('Win.Create', comm ?? runtimeComm(), info);
+    const c = checkWinComm('Win.Create', comm === undefined ? runtimeComm() : comm, info);
     const bytes = bytesOf(memory);
     if (bytes === null) {
       return c.fail('Win.Create', ErrorClass.ERR_BUFFER, 'memory must be a typed array, DataView, Buffer, ArrayBuffer or SharedArrayBuffer');
@@ -73,7 +73,7 @@ export class Win {
 
   /** Collective: allocates `size` bytes of window memory (see tomemory()). */
   static Allocate(size: number, dispUnit = 1, info: InfoArg = null, comm?: Intracomm): Win {
-    const c = checkWinComm('Win.Allocate', comm ?? runtimeComm(), info);
+    const c = checkWinComm('Win.Allocate', comm === undefined ? runtimeComm() : comm, info);
     if (!Number.isSafeInteger(size) || size < 0) return c.fail('Win.Allocate', ErrorClass.ERR_SIZE, `size ${show(size)} is not a byte count`);
     return Win.make(c, 'Win.Allocate', { kind: 'allocate', size }, null, dispUnit, WIN_FLAVOR_ALLOCATE, info);
   }
@@ -85,7 +85,7 @@ export class Win {
    */
   static Allocate_shared(size: number, dispUnit = 1, info: InfoArg = null, comm?: Intracomm): Win {
     const call = 'Win.Allocate_shared';
-    const c = checkWinComm(call, comm ?? runtimeComm(), info);
+    const c = checkWinComm(call, comm === undefined ? runtimeComm() : comm, info);
     if (!Number.isSafeInteger(size) || size < 0) return c.fail(call, ErrorClass.ERR_SIZE, `size ${show(size)} is not a byte count`);
     const apart = ranksApart(runtime.requireRunning(call), c.coreFor(call).worldRanks);
     if (apart.length > 0) {
@@ -101,7 +101,7 @@ export class Win {
    * Operations go through the target's agent, which finds the attached region.
    */
   static Create_dynamic(info: InfoArg = null, comm?: Intracomm): Win {
-    const c = checkWinComm('Win.Create_dynamic', comm ?? runtimeComm(), info);
+    const c = checkWinComm('Win.Create_dynamic', comm === undefined ? runtimeComm() : comm, info);
     const none = new Uint8Array(0);
     return Win.make(c, 'Win.Create_dynamic', { kind: 'create', bytes: none }, none, 1, WIN_FLAVOR_DYNAMIC, info);
   }
@@ -264,6 +264,7 @@ export class Win {
 
   /** Runs this window's handler for `errorcode` (a class or a code of MPI.Add_error_code). */
   Call_errhandler(errorcode: number): void {
+    this.live('Call_errhandler');
     this.errhandler.call(this, `${this.name}.Call_errhandler`, errorcode, this.w.rank);
   }
 
@@ -377,6 +378,7 @@ export class Win {
     // Every message is built in the cold helpers below, so that this path stays small enough
     // for V8 to inline what it calls.
     this.live(call);
+    if (origin === null && result === null) this.fail(call, ErrorClass.ERR_BUFFER, 'origin must be a buffer, got null');
     if (targetRank === -1) return null; // MPI.PROC_NULL
     if (!Number.isInteger(targetRank) || targetRank < 0 || targetRank >= this.sizes.length) this.args.badRank(call, targetRank);
     const admitted = this.w.admit(targetRank);
@@ -654,10 +656,11 @@ export function setDefaultComm(comm: Intracomm): void {
  */
 function checkWinComm(call: string, comm: unknown, info: unknown = null): Intracomm {
   // A freed or null communicator raises here, naming the call, through its own handler.
-  if (!(comm instanceof Comm && (comm.coreFor(call), !comm.Is_inter()))) {
+  if (!(comm instanceof Comm) || comm.Is_inter()) {
     const what = comm instanceof Comm ? 'an intercommunicator' : show(comm);
     raise(call, ErrorClass.ERR_COMM, `comm must be an intracommunicator, got ${what}`);
   }
+  comm.coreFor(call);
   const bad = checkInfo(info);
   if (bad !== null) comm.fail(call, ErrorClass.ERR_INFO, bad);
   return comm as Intracomm;

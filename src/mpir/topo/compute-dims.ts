@@ -15,7 +15,9 @@ export function computeDims(nnodes: number, dims: number | ArrayLike<number>): n
   const fail = (message: string): never => {
     throw new MPIException(ErrorClass.ERR_DIMS, `MPI.Compute_dims: ${message}`);
   };
-  if (!(Number.isInteger(nnodes) && nnodes > 0)) fail(`nnodes ${show(nnodes)} is invalid (expected a positive integer)`);
+  if (!(Number.isInteger(nnodes) && nnodes > 0 && nnodes <= 0x7fffffff)) {
+    fail(`nnodes ${show(nnodes)} is invalid (expected a positive integer of MPI's int range)`);
+  }
   if (typeof dims !== 'number' && !Array.isArray(dims) && !ArrayBuffer.isView(dims)) {
     fail(`dims must be a number of dimensions or an array of integers, got ${show(dims)}`);
   }

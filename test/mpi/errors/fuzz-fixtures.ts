@@ -1,4 +1,4 @@
-import { MPI, type Comm, type Intercomm, type Datatype, type Group, type Info, type Op, type Prequest, type Request, type Win } from '../../../src/index.js';
+import { MPI, type Comm, type Intercomm, type Datatype, type Group, type Info, type Op, type Prequest, type Request, type Session, type Win } from '../../../src/index.js';
 
 /**
  * The objects the fuzzer calls methods on (receivers) and passes as arguments: live ones of every
@@ -36,6 +36,9 @@ export interface Fixtures {
   readonly dynamicWin: Win;
   readonly keyval: number;
   readonly mem: SharedArrayBuffer;
+  /** A session beside the World Model (errors returned), and one finalized. */
+  readonly session: Session;
+  readonly finalizedSession: Session;
 }
 
 export function makeFixtures(): Fixtures {
@@ -91,11 +94,19 @@ export function makeFixtures(): Fixtures {
     dynamicWin,
     keyval: MPI.Comm.Create_keyval(),
     mem: MPI.Alloc_mem(64),
+    session: MPI.Session.Init(MPI.INFO_NULL, MPI.ERRORS_RETURN),
+    finalizedSession: finalized(MPI.Session.Init(MPI.INFO_NULL, MPI.ERRORS_RETURN)),
   };
+}
+
+function finalized<T extends { Finalize(): void }>(session: T): T {
+  session.Finalize();
+  return session;
 }
 
 /** Releases what makeFixtures made (the leak check compares the engine's state after this). */
 export function freeFixtures(f: Fixtures): void {
+  f.session.Finalize();
   f.win.Unlock_all();
   f.win.Free();
   f.dynamicWin.Free();

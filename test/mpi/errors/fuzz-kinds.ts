@@ -124,7 +124,8 @@ const KINDS: Record<string, Kind> = {
     isValid: (v, f, c) => liveComm(v, f) && (c.call.name === 'Compare' || c.call.owner === 'Datatype' || !(v as InstanceType<typeof MPI.Comm>).Is_inter()) },
   info: { name: 'info', valid: (f) => f.info, isValid: liveInfo, classes: [E.ERR_INFO, E.ERR_ARG] },
   /** A count or size; a size too large to allocate may also be MPI.ERR_NO_MEM. */
-  count: intKind('count', [E.ERR_COUNT, E.ERR_ARG, E.ERR_SIZE, E.ERR_NO_MEM], isCount, 1),
+  // Counts are JavaScript numbers up to 2^53 (MPI-4's large counts are the normal calls).
+  count: intKind('count', [E.ERR_COUNT, E.ERR_ARG, E.ERR_SIZE, E.ERR_NO_MEM], (v) => Number.isSafeInteger(v) && (v as number) >= 0, 1),
   position: intKind('position', [E.ERR_ARG, E.ERR_COUNT, E.ERR_BUFFER], (v) => v === 0, 0),
   dispUnit: intKind('dispUnit', [E.ERR_DISP, E.ERR_ARG], (v) => isInt32(v) && v > 0, 1),
   int: intKind('int', [E.ERR_ARG, E.ERR_DISP]),
@@ -253,7 +254,7 @@ export function kindOf(call: ApiCall, p: Param): Kind | { reason: string } {
   if (/^(high|reorder|commute)$/.test(n) || t === 'boolean') return { reason: 'a boolean flag (any value is truthy or falsy)' };
   if (call.owner === 'Request' && (n === 'onFulfilled' || n === 'onRejected')) return { reason: 'the promise protocol' };
   if (/Buf(Spec|ferLike)/.test(t) && /^(memory|location)$/.test(n)) return KINDS.memory!;
-  if (/BufSpec/.test(t) || /^(buf|sendbuf|recvbuf|inbuf|outbuf|origin|result|compare)$/.test(n)) {
+  if (/BufSpec/.test(t) || /^(buf|sendbuf|recvbuf|inbuf|inoutbuf|outbuf|origin|result|compare)$/.test(n)) {
     return call.owner === 'Datatype' || n === 'buf' && call.owner === 'MPI' ? KINDS.memory! : bufferKind(n);
   }
   if (/^(memory|location)$/.test(n)) return KINDS.memory!;
@@ -274,14 +275,17 @@ export function kindOf(call: ApiCall, p: Param): Kind | { reason: string } {
     case 'types': return KINDS.types!;
     case 'op': return KINDS.op!;
     case 'group': case 'group1': case 'group2': return KINDS.group!;
-    case 'comm': case 'peer_comm': return KINDS.comm!;
+    // Message.Probe/Iprobe probe any communicator, an intercommunicator too (as Mprobe does).
+    case 'comm': return call.owner === 'Message' ? ANY_COMM : KINDS.comm!;
+    case 'peer_comm': return KINDS.comm!;
     case 'info': return KINDS.info!;
     case 'count': case 'size': case 'nnodes': case 'blocklength': return KINDS.count!;
     case 'position': return KINDS.position!;
     case 'dispUnit': return KINDS.dispUnit!;
     case 'lb': case 'extent': return KINDS.aint!;
-    case 'stride': return /^Create_h/.test(call.name) ? KINDS.aint! : KINDS.int!;
-    case 'disp': case 'key': return call.owner === 'Info' ? infoKeyKind(n) : KINDS.int!;
+    // Strides in elements are exact integers too since counts are large (MPI-4's large counts).
+    case 'stride': return KINDS.aint!;
+    case 'disp': case 'key': return call.owner === 'Info' ? infoKeyKind(n) : call.name === 'Aint_add' ? KINDS.aint! : KINDS.int!;
     case 'color': return KINDS.color!;
     case 'keyval': return KINDS.keyval!;
     case 'direction': return KINDS.direction!;
@@ -303,9 +307,71 @@ export function kindOf(call: ApiCall, p: Param): Kind | { reason: string } {
     case 'targetDisp': return KINDS.targetDisp!;
     case 'v': return call.name === 'Set_error' ? KINDS.int! : KINDS.int!;
     case 'local_leader': case 'remote_leader': return KINDS.rank!;
+    // MPI-4 and the error, address and session calls.
+    case 'errorclass': case 'errorcode': return ERROR_CODE;
+    case 'string': case 'stringtag': return KINDS.string!;
+    case 'base': case 'addr1': case 'addr2': return KINDS.aint!;
+    case 'level': return KINDS.int!;
+    case 'errhandler': return ERRHANDLER_OR_NULL;
+    case 'pset_name': return PSET_NAME;
+    case 'partition': case 'partition_low': case 'partition_high': return PARTITION;
+    case 'partitions': return /ArrayLike/.test(t) ? PARTITION_LIST : KINDS.count!;
+    case 'other': return INFO_SOURCE;
+    case 'args': return ENV_ARGS;
+    case 'fallback': return { reason: 'a fallback is returned as given' };
+    case 'session': return SESSION;
     default: return { reason: `no kind for parameter ${p.name}: ${p.type || '?'}` };
   }
 }
+
+/** An error class or code: a predefined one, or one of Add_error_class / Add_error_code. */
+const ERROR_CODE: Kind = {
+  name: 'errorcode', valid: () => MPI.ERR_OTHER, classes: [E.ERR_ARG],
+  isValid: (v) => {
+    try {
+      return typeof v === 'number' && MPI.Get_error_class(v) >= 0;
+    } catch {
+      return false;
+    }
+  },
+};
+const ERRHANDLER_OR_NULL: Kind = {
+  name: 'errhandler', valid: () => null, classes: [E.ERR_ARG],
+  isValid: (v) => v === undefined || v === null || v instanceof MPI.Errhandler,
+};
+const ANY_COMM: Kind = {
+  name: 'comm', valid: (f) => f.self, classes: [E.ERR_COMM, E.ERR_ARG],
+  isValid: (v, f) => v instanceof MPI.Comm && v !== MPI.COMM_NULL && v !== f.freedComm,
+};
+const SESSION: Kind = {
+  name: 'session', valid: (f) => f.session, classes: [E.ERR_SESSION, E.ERR_ARG],
+  isValid: (v, f) => v === f.session,
+};
+const PSET_NAME: Kind = {
+  name: 'pset_name', valid: () => 'mpi://WORLD', classes: [E.ERR_ARG], isValid: (v) => v === 'mpi://WORLD' || v === 'mpi://SELF',
+};
+const PARTITION = intKind('partition', [E.ERR_ARG, E.ERR_REQUEST], (v) => isInt32(v) && v >= 0);
+const PARTITION_LIST: Kind = {
+  name: 'partitions', valid: () => [0], classes: [E.ERR_ARG, E.ERR_REQUEST],
+  isValid: (v) => (Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView)))
+    && Array.from(v as ArrayLike<unknown>).every((x) => isInt32(x) && x >= 0),
+};
+/** Info.update's argument: an Info, a Map, [key, value] pairs or a plain object of strings. */
+const INFO_SOURCE: Kind = {
+  name: 'other', valid: () => ({ fuzz: 'v' }), classes: [E.ERR_ARG, E.ERR_INFO_KEY, E.ERR_INFO_VALUE],
+  isValid: (v) => {
+    const good = (x: unknown): boolean => typeof x === 'string' && x !== '';
+    const pair = (x: unknown): boolean => Array.isArray(x) && x.length === 2 && good(x[0]) && good(x[1]);
+    if (v instanceof MPI.Info) return true;
+    if (v instanceof Map) return [...v].every(pair);
+    if (Array.isArray(v)) return v.every(pair);
+    return v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && Object.values(v).every(good);
+  },
+};
+const ENV_ARGS: Kind = {
+  name: 'args', valid: () => null, classes: [E.ERR_ARG],
+  isValid: (v) => v === undefined || v === null || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
+};
 
 function infoKeyKind(n: string): Kind {
   return n === 'key' ? KINDS.infoKey! : KINDS.int!;

@@ -30,6 +30,7 @@ const SKIP: Record<string, string> = {
   'MPI.Abort': 'ends the job by design', 'Comm.Abort': 'ends the job by design',
   'MPI.Detach_buffer': 'no arguments; waits for the buffered sends of the program',
   'Request.then': 'the promise protocol, not an MPI call',
+  'Session.Finalize': 'ends the session the other calls are made on',
 };
 
 /** Arguments that must be passed as they are in a valid call, by method (leaders of Create_intercomm). */
@@ -112,6 +113,7 @@ function receiversOf(call: ApiCall): Target[] {
     // Attach and Detach need a dynamic window (on another, any memory is MPI.ERR_RMA_FLAVOR).
     case 'Win': return [t(/^(Attach|Detach)$/.test(call.name) ? f.dynamicWin : f.win, 'win'),
       t(f.freedWin, 'freed win', 1, false, MPI.ERR_WIN)];
+    case 'Session': return [t(f.session, 'session'), t(f.finalizedSession, 'finalized session', 1, false, MPI.ERR_SESSION)];
     default: return [];
   }
 }
@@ -219,7 +221,9 @@ function fuzzOne(target: Target): void {
     const p = call.params[corrupt]!;
     const bad = pick(pool);
     const undefinedOk = bad === undefined && (p.optional || /undefined/.test(p.type));
-    if (undefinedOk || kind.isValid(bad, f, ctx)) {
+    // null where the declaration takes it (`group: Group | null = null`: mpi4py's None).
+    const nullOk = bad === null && /\bnull\b/.test(p.type);
+    if (undefinedOk || nullOk || kind.isValid(bad, f, ctx)) {
       skippedValid++;
       return;
     }
