@@ -35,10 +35,18 @@ import { runtime } from './runtime.js';
 const RUNTIME_CTX = 4;
 /** The first id after COMM_WORLD (0, 1), COMM_SELF (2, 3) and the runtime's own (4, 5). */
 export const FIRST_FREE_CTX = 6;
-/** The last usable id: ctx + 1 must still fit the packet header's signed 32-bit word. */
-const LAST_CTX = 0x7ffffffc;
+/**
+ * The last id that blocking calls agree on. The ids above, up to the last that fits the packet
+ * header's signed 32-bit word, are Idup's (idup.ts): its agreement runs
+ * while this process goes on making communicators, so it draws from a range of its own.
+ */
+const LAST_CTX = 0x3ffffffc;
+const FIRST_IDUP_CTX = 0x40000000;
+/** The last id of all: the header's word is signed. */
+const LAST_ID = 0x7fffffff;
 
 let nextCtx = FIRST_FREE_CTX;
+let nextIdupCtx = FIRST_IDUP_CTX;
 
 /** Moves this process past an agreed id, or reports that ids ran out. */
 function takeCtx(comm: Comm, call: string, agreed: number, span = 2): number {
@@ -59,6 +67,57 @@ export function nextFreeCtx(): number {
  */
 export function takeAgreedCtx(comm: Comm, call: string, agreed: number, span: 2 | 4 = 2): number {
   return takeCtx(comm, call, agreed, span);
+}
+
+/**
+ * Idup's reservations while agreements run: every id from `idupFloor` (the next free id when
+ * the first of the running Idups started) that an Idup here proposed or holds. Ids below the
+ * floor count as taken; the set empties when the last running Idup ends.
+ */
+let idupsRunning = 0;
+let idupFloor = FIRST_IDUP_CTX;
+const idupReserved = new Set<number>();
+
+/** An Idup agreement starts here. */
+export function beginIdup(): void {
+  if (idupsRunning++ === 0) idupFloor = nextIdupCtx;
+}
+
+/** An Idup agreement ended (agreed or failed). */
+export function endIdup(): void {
+  if (--idupsRunning === 0) idupReserved.clear();
+}
+
+/**
+ * Idup's proposal: this process's next free id of Idup's range, reserved at once (`span` ids)
+ * so that no other Idup here takes it while the agreement runs. Null when the range is used up.
+ */
+export function proposeIdupCtx(span: 2 | 4): number | null {
+  if (nextIdupCtx + span - 1 > LAST_ID) return null;
+  const p = nextIdupCtx;
+  nextIdupCtx += span;
+  for (let i = 0; i < span; i++) idupReserved.add(p + i);
+  return p;
+}
+
+/**
+ * Idup: whether `agreed` (the maximum of the members' proposals) is free here, and if so holds
+ * it. It is free if it is our own proposal (reserved when made), or if none of its ids is below
+ * the floor or reserved by another Idup here; otherwise the members try again.
+ */
+export function holdIdupCtx(agreed: number, proposed: number, span: 2 | 4): boolean {
+  if (agreed !== proposed) {
+    if (agreed < idupFloor) return false;
+    for (let i = 0; i < span; i++) if (idupReserved.has(agreed + i)) return false;
+    for (let i = 0; i < span; i++) idupReserved.add(agreed + i);
+  }
+  if (agreed + span > nextIdupCtx) nextIdupCtx = agreed + span;
+  return true;
+}
+
+/** Idup: an id this process proposed or held and no longer wants (never one it made a communicator of). */
+export function releaseIdupCtx(id: number, span: 2 | 4): void {
+  for (let i = 0; i < span; i++) idupReserved.delete(id + i);
 }
 
 /** A number as itself, anything else by its type. */

@@ -13,8 +13,6 @@ type Raises = (...args: unknown[]) => never;
 
 declare module './comm.js' {
   interface Comm {
-    Idup: Raises;
-    Idup_with_info: Raises;
     Disconnect: Raises;
     Revoke: Raises;
     Is_revoked: Raises;
@@ -60,8 +58,6 @@ function define(target: object, methods: Record<string, unknown>): void {
 
 const ulfm = (name: string): Raises => unsupportedCall(`Comm.${name}`, UNSUPPORTED.ulfm);
 define(Comm.prototype, {
-  Idup: unsupportedCall('Comm.Idup', UNSUPPORTED.idup),
-  Idup_with_info: unsupportedCall('Comm.Idup_with_info', UNSUPPORTED.idup),
   Disconnect: disconnectCall,
   Revoke: ulfm('Revoke'), Is_revoked: ulfm('Is_revoked'), Get_failed: ulfm('Get_failed'), Ack_failed: ulfm('Ack_failed'),
   Agree: ulfm('Agree'), Iagree: ulfm('Iagree'), Shrink: ulfm('Shrink'), Ishrink: ulfm('Ishrink'),

@@ -43,6 +43,8 @@ export class Comm {
   /** @internal */
   protected core: CommCore | null = null;
   private errhandler: Errhandler = Errhandler.ERRORS_ARE_FATAL;
+  /** A communicator of Idup waiting for its context id: its core-to-be (live() refuses it until then). */
+  private awaited: CommCore | null = null;
 
   /** @internal Communicators come from MPI.COMM_WORLD, MPI.COMM_SELF and the calls that make new ones. */
   constructor(private name: string, core: CommCore | null = null) {
@@ -57,7 +59,10 @@ export class Comm {
   /** @internal The live state, or the error that names the call (built only when failing). */
   protected live(call: string): CommCore {
     if (runtime.phase !== 'running' || this.core === null) {
-      if (runtime.phase === 'running') this.fail(call, ErrorClass.ERR_COMM, 'the communicator has been freed');
+      if (runtime.phase === 'running') {
+        this.fail(call, ErrorClass.ERR_COMM, this.awaited === null ? 'the communicator has been freed'
+          : 'the communicator of Idup is usable once its request completes (Wait or Test on the request)');
+      }
       runtime.requireRunning(`${this.name}.${call}`);
     }
     return this.core!;
@@ -413,10 +418,27 @@ export class Comm {
   Dup(info?: InfoArg): this {
     const core = this.live('Dup');
     this.checkInfoArg('Dup', info);
-    const dup = this.made(dupComm(this, core));
+    const dup = this.twin(dupComm(this, core));
     this.inherit(dup, info);
-    // A communicator of the receiver's class: topo/ and intercomm.ts override Dup for theirs.
-    return dup as unknown as this;
+    return dup;
+  }
+
+  /** @internal A communicator of our class and shape on `core`, with our error handler (Dup, Idup; topo/, intercomm.ts). */
+  twin(core: CommCore): this {
+    return this.made(core) as unknown as this;
+  }
+
+  /** @internal Idup: the communicator waits for its context id; calls on it raise until ctxAgreed. */
+  awaitCtx(): void {
+    this.awaited = this.core;
+    this.core = null;
+  }
+
+  /** @internal Idup: the agreed context id arrives (before the request completes); the default name takes it. */
+  ctxAgreed(ctx: number): void {
+    this.core = { ...this.awaited!, ctx };
+    this.awaited = null;
+    this.name = `${this.name.slice(0, this.name.lastIndexOf('#'))}#${ctx}`;
   }
 
   /** Collective: Dup with the hints of info. */

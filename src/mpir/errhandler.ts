@@ -4,8 +4,12 @@ import { ErrorClass, errorClassOf, errorString } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { runtime } from './runtime.js';
 
-/** The kind of object a user handler was made for: Comm.Create_errhandler makes one for communicators. */
-export type HandlerObject = 'communicator' | 'window' | 'session';
+/**
+ * The kind of object a user handler was made for: Comm.Create_errhandler makes one for
+ * communicators. A handler for files (File.Create_errhandler) exists, and is refused by every
+ * object tsmpi has until MPI.File can be opened (issue 18).
+ */
+export type HandlerObject = 'communicator' | 'window' | 'session' | 'file';
 
 /** A user handler: called with the object the error happened on and the error code. */
 export type ErrhandlerFunction<T = unknown> = (obj: T, errorcode: number) => void;
@@ -33,7 +37,7 @@ export class Errhandler {
   static readonly ERRORS_RETURN = new Errhandler('MPI_ERRORS_RETURN', { kind: 'return' });
   static readonly ERRORS_ABORT = new Errhandler('MPI_ERRORS_ABORT', { kind: 'abort' });
 
-  /** @internal The body of Comm/Win/Session.Create_errhandler. */
+  /** @internal The body of Comm/Win/Session/File.Create_errhandler. */
   static user(object: HandlerObject, call: string, fn: unknown): Errhandler {
     if (typeof fn !== 'function') {
       throw new MPIException(ErrorClass.ERR_ARG, `${call}: errhandler_fn must be a function(obj, errorcode), got ${describe(fn)}`);

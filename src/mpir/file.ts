@@ -1,3 +1,4 @@
+import { Errhandler, type ErrhandlerFunction } from './errhandler.js';
 import { UNSUPPORTED, unsupportedCall } from './unsupported.js';
 
 /** File methods: each raises MPI.ERR_UNSUPPORTED_OPERATION until MPI-IO exists (issue 18). */
@@ -17,16 +18,20 @@ const FILE_METHODS = [
 type FileMethod = (typeof FILE_METHODS)[number];
 
 /**
- * MPI.File, mpi4py's names: MPI-IO is not implemented yet, so MPI.File.Open, MPI.File.Delete,
- * MPI.File.Create_errhandler and every method raise MPI.ERR_UNSUPPORTED_OPERATION (a File can
- * therefore not be made; the methods exist so that no name is undefined).
+ * MPI.File, mpi4py's names: MPI-IO is not implemented yet, so MPI.File.Open, MPI.File.Delete
+ * and every method raise MPI.ERR_UNSUPPORTED_OPERATION (a File can therefore not be made; the
+ * methods exist so that no name is undefined). File.Create_errhandler works: it makes a handler
+ * for files, which no other kind of object takes.
  */
 export class File {
   private constructor() {}
 
   static Open = unsupportedCall('MPI.File.Open', UNSUPPORTED.io);
   static Delete = unsupportedCall('MPI.File.Delete', UNSUPPORTED.io);
-  static Create_errhandler = unsupportedCall('MPI.File.Create_errhandler', UNSUPPORTED.io);
+  /** A handler for files that calls `fn(file, errorcode)`. */
+  static Create_errhandler(fn: ErrhandlerFunction<File>): Errhandler {
+    return Errhandler.user('file', 'MPI.File.Create_errhandler', fn);
+  }
 }
 
 export interface File extends Record<FileMethod, (...args: unknown[]) => never> {}

@@ -48,9 +48,9 @@ const SUPPORTED = new Set([
   'Send_init', 'Ssend_init', 'Bsend_init', 'Rsend_init', 'Recv_init', 'Sendrecv', 'Sendrecv_replace',
   'Isendrecv', 'Isendrecv_replace', 'Psend_init', 'Precv_init',
   'Probe', 'Iprobe', 'Mprobe', 'Improbe', 'irecv', 'sendrecv', 'Message.Recv', 'Message.Irecv', 'Message.Probe',
-  'Message.Iprobe', 'Message.irecv', 'Set_name', 'Dup_with_info',
+  'Message.Iprobe', 'Message.irecv', 'Set_name', 'Dup_with_info', 'Idup', 'Idup_with_info',
   'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare', 'Set_info', 'Get_info',
-  'Get_remote_size', 'Get_remote_group', 'Get_group', 'Get_rank', 'Get_size', 'rank', 'size', 'Is_inter',
+  'Get_remote_size', 'Get_remote_group', 'Get_group', 'Get_rank', 'Get_size', 'rank', 'size', 'Is_inter', 'Is_intra',
   ...['barrier', 'bcast', 'gather', 'gatherv', 'scatter', 'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv',
     'alltoallw', 'reduce', 'allreduce', 'reduce_scatter_block', 'reduce_scatter']
     .flatMap((n) => {
@@ -62,10 +62,10 @@ const SUPPORTED = new Set([
 /** A communicator between two disjoint groups; ranks of point-to-point calls are ranks of the remote group. */
 export class Intercomm extends Comm {
   /** This group on the context reserved for its part of collectives (ctx + 2, see coll/inter.ts). */
-  private readonly localColl: CommCore;
+  private localColl: CommCore;
 
-  /** @internal Intercommunicators come from Create_intercomm and Dup. */
-  constructor(name: string, core: CommCore, private readonly local: CommCore) {
+  /** @internal Intercommunicators come from Create_intercomm, Dup and Idup. */
+  constructor(name: string, core: CommCore, private local: CommCore) {
     super(name, core);
     this.localColl = { rank: local.rank, size: local.size, worldRanks: local.worldRanks, ctx: core.ctx + 1 };
   }
@@ -225,10 +225,28 @@ export class Intercomm extends Comm {
     const world = runtime.requireRunning('Dup');
     const u = this.union(core);
     const ctx = takeAgreedCtx(this, 'Dup', allreduceMaxInt(world, u.p, nextFreeCtx(), TAG_DUP), 4);
-    const made = new Intercomm(`intercomm#${ctx}`, { ...core, ctx }, { ...this.local, ctx });
-    made.Set_errhandler(this.Get_errhandler());
+    const made = this.twin({ ...core, ctx });
     this.inherit(made, info);
+    return made;
+  }
+
+  /** @internal The same groups on `core`'s context (Dup, Idup). */
+  override twin(core: CommCore): this {
+    const made = new Intercomm(`intercomm#${core.ctx}`, core, { ...this.local, ctx: core.ctx });
+    made.Set_errhandler(this.Get_errhandler());
     return made as this;
+  }
+
+  /** @internal Idup: the local group moves to the agreed context too. */
+  override ctxAgreed(ctx: number): void {
+    super.ctxAgreed(ctx);
+    this.local = { ...this.local, ctx };
+    this.localColl = { ...this.localColl, ctx: ctx + 1 };
+  }
+
+  /** @internal Who agrees on a new context id (Idup): the union of both groups, taking 4 ids. */
+  ctxAgreement(core: CommCore): { p: Participants; span: 2 | 4 } {
+    return { p: this.union(core).p, span: 4 };
   }
 
   /** Collective over both groups (a dissemination barrier over their union). */
@@ -370,11 +388,11 @@ declare module './comm.js' {
 }
 
 Comm.prototype.Is_inter = function (this: Comm): boolean {
-  this.Get_topology();
+  this.coreFor('Is_inter');
   return this instanceof Intercomm;
 };
 Comm.prototype.Is_intra = function (this: Comm): boolean {
-  this.Get_topology();
+  this.coreFor('Is_intra');
   return !(this instanceof Intercomm);
 };
 Intracomm.prototype.Create_intercomm = createIntercomm;

@@ -101,18 +101,18 @@ Comm.prototype.Isendrecv = function (this: Comm, sendbuf: BufSpec, dest: number,
                                      source: number = ANY_SOURCE, recvtag: number = ANY_TAG): Request {
   const call = 'Isendrecv';
   // Both checked before either starts, so a bad argument leaves nothing in flight.
-  p2p.checkRecvArgs(this, call, recvbuf, source, recvtag);
-  p2p.checkSendArgs(this, call, sendbuf, dest, sendtag);
-  const r = p2p.startRecv(this, call, recvbuf, source, recvtag);
-  const s = p2p.startSend(this, call, sendbuf, dest, sendtag, MODE_STANDARD);
+  p2p.checkRecvArgs(this, call, recvbuf, source, recvtag, 'recvbuf', 'recvtag');
+  p2p.checkSendArgs(this, call, sendbuf, dest, sendtag, 'sendbuf', 'sendtag');
+  const r = p2p.startRecv(this, call, recvbuf, source, recvtag, 'recvbuf');
+  const s = p2p.startSend(this, call, sendbuf, dest, sendtag, MODE_STANDARD, 'sendbuf');
   return pairRequest(this, call, r, s);
 };
 
 Comm.prototype.Isendrecv_replace = function (this: Comm, buf: BufSpec, dest: number, sendtag = 0, source: number = ANY_SOURCE,
                                              recvtag: number = ANY_TAG): Request {
   const call = 'Isendrecv_replace';
-  p2p.checkRecvArgs(this, call, buf, source, recvtag);
-  p2p.checkSendArgs(this, call, buf, dest, sendtag);
+  p2p.checkRecvArgs(this, call, buf, source, recvtag, 'buf', 'recvtag');
+  p2p.checkSendArgs(this, call, buf, dest, sendtag, 'buf', 'sendtag');
   const spec = new BufferSpec();
   if (!decodeBuffer(buf, spec, 'pack')) this.fail(call, spec.errorClass, `buf: ${spec.error}`);
   const copy = spec.bytes.slice();

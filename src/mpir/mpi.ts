@@ -14,6 +14,7 @@ import { Session } from './session.js';
 import { File } from './file.js';
 import { dynamicProcessCalls } from './dynamic.js';
 import { Grequest } from './comm-missing.js';
+import './idup.js';
 import './intercomm-from-groups.js';
 import { UNSUPPORTED, unsupportedCall } from './unsupported.js';
 import {

@@ -73,19 +73,21 @@ function decode(comm: Comm, call: string, buf: unknown, spec: BufferSpec, what: 
 }
 
 /** A persistent send's arguments, checked at creation, as MPI reports errors there. */
-export function checkSendArgs(comm: Comm, call: string, buf: unknown, dest: number, tag: number): void {
+export function checkSendArgs(comm: Comm, call: string, buf: unknown, dest: number, tag: number, bufName = 'buf',
+                              tagName = 'tag'): void {
   const core = comm.coreFor(call);
   checkDest(comm, call, core, dest);
-  checkTag(comm, call, tag, false);
-  decode(comm, call, buf, scratchSend, 'buf', 'direct');
+  checkTag(comm, call, tag, false, tagName);
+  decode(comm, call, buf, scratchSend, bufName, 'direct');
 }
 
-/** A persistent receive's arguments, checked at creation. */
-export function checkRecvArgs(comm: Comm, call: string, buf: unknown, source: number, tag: number): void {
+/** A persistent receive's arguments, checked at creation (also Isendrecv's, named as its parameters). */
+export function checkRecvArgs(comm: Comm, call: string, buf: unknown, source: number, tag: number, bufName = 'buf',
+                              tagName = 'tag'): void {
   const core = comm.coreFor(call);
   checkSource(comm, call, core, source);
-  checkTag(comm, call, tag, true);
-  decode(comm, call, buf, scratchRecv, 'buf', 'direct');
+  checkTag(comm, call, tag, true, tagName);
+  decode(comm, call, buf, scratchRecv, bufName, 'direct');
 }
 
 // ------------------------------------------------------ starting and completing

@@ -15,8 +15,6 @@ export const UNSUPPORTED = {
   localBuffers: "buffers attached to one communicator or session (MPI-4.1) are not implemented; use MPI.Attach_buffer",
   /** User-Level Failure Mitigation (MPIX_ in MPICH, not in MPI-4). */
   ulfm: 'fault tolerance (ULFM: Revoke, Shrink, Agree, failure acknowledgement) is not implemented',
-  /** A non-blocking Dup: its context id would be agreed while blocking calls agree theirs. */
-  idup: 'a non-blocking Dup is not implemented: agreeing on its context id in the background could clash with a blocking Dup or Split meanwhile; use Dup',
   /** Generalized requests. */
   grequest: 'generalized requests (MPI.Grequest) are not implemented',
   /** A non-blocking flush of the attached buffer. */

@@ -1,7 +1,7 @@
 import { TsmpiError } from '../../common/errors.js';
 import { ACC, ADMIT_NO_EPOCH, ADMIT_NOW, CAS, GET, GET_ACC, OP_NONE, PUT, ranksApart, Window } from '../../osc/index.js';
 import { expectUnpack } from '../buffer.js';
-import { Comm, type Intracomm } from '../comm.js';
+import { Comm, Intracomm } from '../comm.js';
 import { Datatype, Datatypes } from '../datatype.js';
 import {
   type AttrOwner, type CopyFn, type DeleteFn, createKeyval, deleteAllAttrs, deleteAttr, freeKeyval, getAttr, setAttr,
@@ -656,7 +656,7 @@ export function setDefaultComm(comm: Intracomm): void {
  */
 function checkWinComm(call: string, comm: unknown, info: unknown = null): Intracomm {
   // A freed or null communicator raises here, naming the call, through its own handler.
-  if (!(comm instanceof Comm) || comm.Is_inter()) {
+  if (!(comm instanceof Intracomm)) {
     const what = comm instanceof Comm ? 'an intercommunicator' : show(comm);
     raise(call, ErrorClass.ERR_COMM, `comm must be an intracommunicator, got ${what}`);
   }

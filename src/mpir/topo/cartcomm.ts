@@ -1,9 +1,8 @@
 import type { CommCore } from '../comm.js';
-import { dupComm, splitComm } from '../comm-manage.js';
+import { splitComm } from '../comm-manage.js';
 import { PROC_NULL } from '../constants.js';
 import { intListProblem, isInt32 } from '../validate.js';
 import { ErrorClass } from '../error-classes.js';
-import type { InfoArg } from '../types.js';
 import { adopt, intArray, show } from './common.js';
 import { type NeighborRound, Topocomm } from './neighbor-collectives.js';
 
@@ -109,14 +108,9 @@ export class Cartcomm extends Topocomm {
     return adopt(this, new Cartcomm(`cart#${sub.ctx}`, sub, dims, periods));
   }
 
-  /** Collective: the same grid on a new context, with the attributes copy_fn keeps. */
-  override Dup(info?: InfoArg): this {
-    const parent = this.live('Dup');
-    this.checkInfoArg('Dup', info);
-    const core = dupComm(this, parent);
-    const made = adopt(this, new Cartcomm(`cart#${core.ctx}`, core, this.cartDims, this.cartPeriods));
-    this.inherit(made, info);
-    return made as this;
+  /** @internal The same grid on `core` (Dup, Idup). */
+  override twin(core: CommCore): this {
+    return adopt(this, new Cartcomm(`cart#${core.ctx}`, core, this.cartDims, this.cartPeriods)) as this;
   }
 
   protected inDegree(): number { return this.neighbors.length; }

@@ -5,6 +5,7 @@ import { ErrorClass } from '../error-classes.js';
 import { checkInfo } from '../info.js';
 import type { InfoArg } from '../types.js';
 import { Cartcomm } from './cartcomm.js';
+import { intListProblem } from '../validate.js';
 import { adopt, intArray } from './common.js';
 import { Distgraphcomm } from './distgraphcomm.js';
 import { Graphcomm } from './graphcomm.js';
@@ -26,42 +27,59 @@ function members(comm: Intracomm, call: string, nnodes: number): CommCore | null
   return splitComm(comm, core, core.rank < nnodes ? 0 : UNDEFINED, core.rank, call);
 }
 
+/** A grid's dims and periods (for all dimensions or per dimension), checked; with its number of nodes. */
+function cartGrid(comm: Intracomm, call: string, dims: unknown, periods: unknown): { d: number[]; p: boolean[]; nnodes: number } {
+  const d = intArray(comm, call, 'dims', dims, ErrorClass.ERR_DIMS);
+  let nnodes = 1;
+  for (let i = 0; i < d.length; i++) {
+    if (d[i]! <= 0) comm.fail(call, ErrorClass.ERR_DIMS, `dims[${i}] is ${d[i]} (expected a positive integer)`);
+    nnodes *= d[i]!;
+  }
+  if (typeof periods !== 'boolean') {
+    const bad = intListProblem(periods, 'periods', -0x80000000, 0x7fffffff, { flags: true });
+    if (bad !== null) comm.fail(call, ErrorClass.ERR_ARG, `${bad} (or one boolean for every dimension)`);
+  }
+  const p = typeof periods === 'boolean' ? new Array<boolean>(d.length).fill(periods) : Array.from(periods as ArrayLike<unknown>, Boolean);
+  if (p.length !== d.length) comm.fail(call, ErrorClass.ERR_ARG, `periods has ${p.length} entries, dims ${d.length}`);
+  return { d, p, nnodes };
+}
+
 function createCart(this: Intracomm, dims: ArrayLike<number>, periods: ArrayLike<boolean | number> | boolean = false,
                     reorder = false): Cartcomm | Intracomm {
   const call = 'Create_cart';
-  const d = intArray(this, call, 'dims', dims, ErrorClass.ERR_DIMS);
-  let nnodes = 1;
-  for (let i = 0; i < d.length; i++) {
-    if (d[i]! <= 0) this.fail(call, ErrorClass.ERR_DIMS, `dims[${i}] is ${d[i]} (expected a positive integer)`);
-    nnodes *= d[i]!;
-  }
-  const p = typeof periods === 'boolean' ? new Array<boolean>(d.length).fill(periods) : Array.from(periods, Boolean);
-  if (p.length !== d.length) this.fail(call, ErrorClass.ERR_ARG, `periods has ${p.length} entries, dims ${d.length}`);
+  const { d, p, nnodes } = cartGrid(this, call, dims, periods);
   void reorder;
   const core = members(this, call, nnodes);
   if (core === null) return COMM_NULL;
   return adopt(this, new Cartcomm(`cart#${core.ctx}`, core, d, p));
 }
 
-function createGraph(this: Intracomm, index: ArrayLike<number>, edges: ArrayLike<number>, reorder = false): Graphcomm | Intracomm {
-  const call = 'Create_graph';
-  const ix = intArray(this, call, 'index', index, ErrorClass.ERR_TOPOLOGY);
-  const ed = intArray(this, call, 'edges', edges, ErrorClass.ERR_TOPOLOGY);
+/** A graph in MPI's (index, edges) form, checked. */
+function graphShape(comm: Intracomm, call: string, index: unknown, edges: unknown): { ix: number[]; ed: number[] } {
+  const ix = intArray(comm, call, 'index', index, ErrorClass.ERR_TOPOLOGY);
+  const ed = intArray(comm, call, 'edges', edges, ErrorClass.ERR_TOPOLOGY);
   const nnodes = ix.length;
   for (let i = 0; i < nnodes; i++) {
     if (ix[i]! < (i === 0 ? 0 : ix[i - 1]!) || ix[i]! > ed.length) {
-      this.fail(call, ErrorClass.ERR_TOPOLOGY, `index must be non-decreasing and at most edges.length ${ed.length}; ` +
+      comm.fail(call, ErrorClass.ERR_TOPOLOGY, `index must be non-decreasing and at most edges.length ${ed.length}; ` +
         `index[${i}] is ${ix[i]}`);
     }
   }
   if (nnodes > 0 && ix[nnodes - 1] !== ed.length) {
-    this.fail(call, ErrorClass.ERR_TOPOLOGY, `index[${nnodes - 1}] is ${ix[nnodes - 1]}, not edges.length ${ed.length}`);
+    comm.fail(call, ErrorClass.ERR_TOPOLOGY, `index[${nnodes - 1}] is ${ix[nnodes - 1]}, not edges.length ${ed.length}`);
   }
   for (let i = 0; i < ed.length; i++) {
     if (ed[i]! < 0 || ed[i]! >= nnodes) {
-      this.fail(call, ErrorClass.ERR_TOPOLOGY, `edges[${i}] is ${ed[i]} (expected a node 0..${nnodes - 1})`);
+      comm.fail(call, ErrorClass.ERR_TOPOLOGY, `edges[${i}] is ${ed[i]} (expected a node 0..${nnodes - 1})`);
     }
   }
+  return { ix, ed };
+}
+
+function createGraph(this: Intracomm, index: ArrayLike<number>, edges: ArrayLike<number>, reorder = false): Graphcomm | Intracomm {
+  const call = 'Create_graph';
+  const { ix, ed } = graphShape(this, call, index, edges);
+  const nnodes = ix.length;
   void reorder;
   const core = members(this, call, nnodes);
   if (core === null) return COMM_NULL;
@@ -151,13 +169,7 @@ function createDistGraph(this: Intracomm, sources: ArrayLike<number>, degrees: A
 /** comm.Cart_map: the rank this process would have in Create_cart(dims, periods) (no reordering), or MPI.UNDEFINED. */
 function cartMap(this: Intracomm, dims: ArrayLike<number>, periods: ArrayLike<boolean | number> | boolean = false): number {
   const core = this.coreFor('Cart_map');
-  const d = intArray(this, 'Cart_map', 'dims', dims, ErrorClass.ERR_DIMS);
-  void periods;
-  let nnodes = 1;
-  for (let i = 0; i < d.length; i++) {
-    if (d[i]! <= 0) this.fail('Cart_map', ErrorClass.ERR_DIMS, `dims[${i}] is ${d[i]} (expected a positive integer)`);
-    nnodes *= d[i]!;
-  }
+  const { nnodes } = cartGrid(this, 'Cart_map', dims, periods);
   if (nnodes > core.size) this.fail('Cart_map', ErrorClass.ERR_ARG, `the grid has ${nnodes} nodes, more than the ${core.size} processes`);
   return core.rank < nnodes ? core.rank : UNDEFINED;
 }
@@ -165,8 +177,7 @@ function cartMap(this: Intracomm, dims: ArrayLike<number>, periods: ArrayLike<bo
 /** comm.Graph_map: the rank this process would have in Create_graph(index, edges) (no reordering), or MPI.UNDEFINED. */
 function graphMap(this: Intracomm, index: ArrayLike<number>, edges: ArrayLike<number>): number {
   const core = this.coreFor('Graph_map');
-  const nnodes = intArray(this, 'Graph_map', 'index', index, ErrorClass.ERR_TOPOLOGY).length;
-  void edges;
+  const nnodes = graphShape(this, 'Graph_map', index, edges).ix.length;
   if (nnodes > core.size) this.fail('Graph_map', ErrorClass.ERR_ARG, `the graph has ${nnodes} nodes, more than the ${core.size} processes`);
   return core.rank < nnodes ? core.rank : UNDEFINED;
 }

@@ -1,6 +1,4 @@
 import type { CommCore } from '../comm.js';
-import { dupComm } from '../comm-manage.js';
-import type { InfoArg } from '../types.js';
 import { adopt } from './common.js';
 import { type NeighborRound, Topocomm } from './neighbor-collectives.js';
 
@@ -34,14 +32,10 @@ export class Distgraphcomm extends Topocomm {
       weighted ? [this.sourceweights?.slice() ?? null, this.destweights?.slice() ?? null] : null];
   }
 
-  override Dup(info?: InfoArg): this {
-    const parent = this.live('Dup');
-    this.checkInfoArg('Dup', info);
-    const core = dupComm(this, parent);
-    const made = adopt(this, new Distgraphcomm(`distgraph#${core.ctx}`, core, this.sources, this.destinations,
-      this.sourceweights, this.destweights));
-    this.inherit(made, info);
-    return made as this;
+  /** @internal The same graph on `core` (Dup, Idup). */
+  override twin(core: CommCore): this {
+    return adopt(this, new Distgraphcomm(`distgraph#${core.ctx}`, core, this.sources, this.destinations,
+      this.sourceweights, this.destweights)) as this;
   }
 
   protected inDegree(): number { return this.sources.length; }

@@ -1,7 +1,5 @@
 import type { CommCore } from '../comm.js';
-import { dupComm } from '../comm-manage.js';
 import { ErrorClass } from '../error-classes.js';
-import type { InfoArg } from '../types.js';
 import { adopt, show } from './common.js';
 import { type NeighborRound, Topocomm } from './neighbor-collectives.js';
 
@@ -47,13 +45,9 @@ export class Graphcomm extends Topocomm {
     return this.index[rank]! - (rank === 0 ? 0 : this.index[rank - 1]!);
   }
 
-  override Dup(info?: InfoArg): this {
-    const parent = this.live('Dup');
-    this.checkInfoArg('Dup', info);
-    const core = dupComm(this, parent);
-    const made = adopt(this, new Graphcomm(`graph#${core.ctx}`, core, this.index, this.edges));
-    this.inherit(made, info);
-    return made as this;
+  /** @internal The same graph on `core` (Dup, Idup). */
+  override twin(core: CommCore): this {
+    return adopt(this, new Graphcomm(`graph#${core.ctx}`, core, this.index, this.edges)) as this;
   }
 
   private mine(): number[] { return this.Get_neighbors(this.live('neighbours').rank); }

@@ -102,7 +102,20 @@ function declaredMembers(): Map<string, ApiCall[]> {
         const params = parseParams(balanced(body, k.index + k[0].length - 1));
         calls.push({ owner: exported, name: k[3]!, isStatic: k[1] !== undefined, isGetter: k[2] !== undefined, params });
       }
-      byClass.set(exported, calls);
+      byClass.set(exported, [...(byClass.get(exported) ?? []), ...calls]);
+    }
+    // Methods a module adds to a class (`declare module './comm.js' { interface Comm { ... } }`,
+    // as idup.ts does); properties typed as functions there are calls that raise (comm-missing.ts).
+    const augmentRe = /^ {4}interface (\w+) \{\n([\s\S]*?)^ {4}\}/gm;
+    for (let m = augmentRe.exec(text); m !== null; m = augmentRe.exec(text)) {
+      const memberRe = /^ {8}(\w+)(<[^(]*?>)?\(/gm;
+      const body = m[2]!;
+      for (let k = memberRe.exec(body); k !== null; k = memberRe.exec(body)) {
+        const params = parseParams(balanced(body, k.index + k[0].length - 1));
+        const calls = byClass.get(m[1]!) ?? [];
+        calls.push({ owner: m[1]!, name: k[1]!, isStatic: false, isGetter: false, params });
+        byClass.set(m[1]!, calls);
+      }
     }
   }
   return byClass;

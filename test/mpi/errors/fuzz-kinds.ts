@@ -197,6 +197,7 @@ export const LISTS: Record<string, Record<string, unknown>> = {
   'Datatype#Create_darray': { size: 1, rank: 0, gsizes: [4], distribs: [MPI.DISTRIBUTE_BLOCK], dargs: [MPI.DISTRIBUTE_DFLT_DARG],
     psizes: [1] },
   'Comm#Reduce_scatter': { recvcounts: [4] }, 'Comm#Ireduce_scatter': { recvcounts: [4] },
+  'Comm#Reduce_scatter_init': { recvcounts: [4] },
 };
 
 const LIST_NAMES = new Set(['ranks', 'dims', 'periods', 'index', 'edges', 'sources', 'destinations', 'degrees', 'weights',

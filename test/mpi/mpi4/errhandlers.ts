@@ -79,6 +79,11 @@ t.throws(() => world.Set_errhandler(handler), MPI.ERR_ARG, /handler has been fre
 const winHandlerCalls: Array<[unknown, number]> = [];
 const winHandler = MPI.Win.Create_errhandler((w, code) => { winHandlerCalls.push([w, code]); });
 t.throws(() => world.Set_errhandler(winHandler), MPI.ERR_ARG, /made for a window and cannot be set on a communicator/, 'window handler on a comm');
+const fileHandler = MPI.File.Create_errhandler(() => {});
+t.check(fileHandler instanceof MPI.Errhandler, 'File.Create_errhandler makes an MPI.Errhandler');
+t.throws(() => world.Set_errhandler(fileHandler), MPI.ERR_ARG, /made for a file and cannot be set on a communicator/, 'file handler on a comm');
+t.throws(() => MPI.File.Create_errhandler(7 as never), MPI.ERR_ARG, /File\.Create_errhandler: errhandler_fn must be a function/, 'File.Create_errhandler of no function');
+fileHandler.Free();
 t.throws(() => world.Set_errhandler(42 as never), MPI.ERR_ARG, /handler must be an MPI\.Errhandler/, 'a number is no handler');
 t.throws(() => MPI.Comm.Create_errhandler('f' as never), MPI.ERR_ARG, /errhandler_fn must be a function/, 'Create_errhandler of no function');
 MPI.ERRORS_RETURN.Free();
