@@ -45,6 +45,8 @@ const TOKEN_PULL = 3 << 24;
 const TOKEN_RECV = 7 << 24;
 /** An eager send UCX reads from the user's buffer (the slot is mpid's holdId). */
 const TOKEN_HELD = 8 << 24;
+/** The flush of every endpoint at the end (disconnect). */
+const TOKEN_FLUSH = 9 << 24;
 const TOKEN_KIND = 0xff << 24;
 const TOKEN_SLOT = 0xffffff;
 
@@ -160,6 +162,8 @@ export class UcxDevice implements Device {
   private eagerScratch = new Uint8Array(0);
   private packScratch = new Uint8Array(0);
   private pullStatus = 1;
+  /** 1 while the final flush runs (flushAll), then 0 or a UCX status. */
+  private flushStatus = 0;
   /** One-sided operations (rma.ts): window memory registered, put/get/atomics/flush. */
   readonly rma: UcxRma;
   /** The descriptor pull() declined, for the expectPush that mpid calls right after it. */
@@ -397,10 +401,28 @@ export class UcxDevice implements Device {
   }
 
   disconnect(): void {
+    this.flushAll();
     // From here a peer closing its endpoints is no failure, nor one that stops beating.
     this.closing = true;
     if (this.watching) addon.ucxWatchStop(this.worker, true);
     this.watching = false;
+  }
+
+  /**
+   * Progresses until every message this rank sent has left it. UCX completes an eager send once
+   * it holds the data, which may still wait in its TCP queue; after disconnect this rank
+   * progresses no more (the process manager's fence), so the last messages of the barrier
+   * before it (comm-manage.ts drainBeforeStop) must leave now: a peer on another host once
+   * waited in that barrier for a message that sat here.
+   */
+  private flushAll(): void {
+    this.flushStatus = 1;
+    const r = addon.ucxWorkerFlush(this.worker, TOKEN_FLUSH);
+    if (r <= 0) return;
+    while (this.flushStatus === 1) {
+      addon.ucxProgress(this.worker);
+      this.drainCompletions();
+    }
   }
 
   close(): void {
@@ -523,6 +545,9 @@ export class UcxDevice implements Device {
           break;
         case TOKEN_PULL:
           if (kind === UCX_CQ_RECV) this.pullStatus = status < 0 ? status : 0;
+          break;
+        case TOKEN_FLUSH:
+          this.flushStatus = status < 0 ? status : 0;
           break;
         case TOKEN_RMA_KINDS[0]:
         case TOKEN_RMA_KINDS[1]:

@@ -67,9 +67,10 @@ describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', {
     ['h1,h2,h3', 5, 'intercomm/coll', ['2'], []],
     ['h1:2,h2:2', 4, 'topo/cart', [], []],
     ['h1,h2,h3', 4, 'topo/neighbor', [], []],
-    // MPI-4: hardware splits by host, and sessions' communicators across hosts.
+    // MPI-4: hardware splits by host, sessions' communicators and Idup across hosts.
     ['h1:2,h2', 3, 'mpi4/hw-split', [], []],
     ['h1,h2,h3', 3, 'mpi4/sessions', [], []],
+    ['h1:2,h2', 3, 'comm/idup', [], []],
   ];
   /**
    * The lock library (src/locks) under the generic hammer, one lock of each family, and the
