@@ -24,7 +24,8 @@
  * --launch passes arguments to tsmpiexec for the tsmpi side, e.g. a ch_sci configuration
  * (`--launch "--sci-nodes 2"` or `--launch "-x TSMPI_DEVICE=sci"`); the report names them.
  * Point to point (latency, bw) runs on 2 ranks; the collectives (barrier, bcast, reduce,
- * allreduce, allgather, alltoall, gather, scatter, or `coll` for all eight: bench/osu/coll.ts
+ * allreduce, allgather, alltoall, gather, scatter, bcast_persistent, allreduce_persistent (MPI-4's persistent
+ * collectives: Start + Wait of a request made once per size), or `coll` for all ten: bench/osu/coll.ts
  * against osu_coll.c, OMB's method and average latency across ranks) on -n ranks (default 4).
  * Defaults: sizes 0:1048576 for point to point (OMB's largest; osu_bw starts at 1) and
  * 1:1048576 for collectives (OMB's collective default); OMB's iteration counts (latency and
@@ -98,7 +99,8 @@ interface Settings {
 
 const POINT_TO_POINT = ['latency', 'bw', 'bibw', 'mbw_mr'] as const;
 const ONE_SIDED = ['put_latency', 'get_latency', 'put_bw', 'get_bw', 'acc_latency', 'fop_latency', 'cas_latency'] as const;
-const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'alltoall', 'gather', 'scatter'] as const;
+const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'alltoall', 'gather', 'scatter',
+  'bcast_persistent', 'allreduce_persistent'] as const;
 type Bench = (typeof POINT_TO_POINT)[number] | (typeof COLLECTIVES)[number] | (typeof ONE_SIDED)[number];
 
 interface BenchInfo {
@@ -162,6 +164,8 @@ const BENCHES: Record<Bench, BenchInfo> = {
   alltoall: collective('alltoall'),
   gather: collective('gather'),
   scatter: collective('scatter'),
+  bcast_persistent: collective('bcast_persistent'),
+  allreduce_persistent: collective('allreduce_persistent'),
   put_latency: oneSided('put_latency'),
   get_latency: oneSided('get_latency'),
   put_bw: oneSided('put_bw'),

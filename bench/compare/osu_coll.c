@@ -24,7 +24,8 @@
  *   mpicc -O2 -DOSU_ALLREDUCE -o build/osu_allreduce_c osu_coll.c
  *   mpiexec -n 4 ./build/osu_allreduce_c -m 1:4096 -i 1000
  * (-DOSU_BARRIER, -DOSU_BCAST, -DOSU_REDUCE, -DOSU_ALLREDUCE, -DOSU_ALLGATHER, -DOSU_ALLTOALL,
- * -DOSU_GATHER or -DOSU_SCATTER picks the benchmark.)
+ * -DOSU_GATHER, -DOSU_SCATTER, -DOSU_BCAST_PERSISTENT or -DOSU_ALLREDUCE_PERSISTENT picks the
+ * benchmark.)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -44,7 +45,23 @@
 #define DEF_ITER_LARGE 1000
 #define DEF_SKIP_LARGE 10
 
-#if defined(OSU_BARRIER)
+/* MPI-4's persistent collectives (OMB's collective/persistent): -DOSU_BCAST_PERSISTENT and
+ * -DOSU_ALLREDUCE_PERSISTENT time MPI_Start + MPI_Wait of a request made once per size. */
+#if defined(OSU_BCAST_PERSISTENT)
+#define OSU_BCAST
+#define OSU_PERSISTENT
+#elif defined(OSU_ALLREDUCE_PERSISTENT)
+#define OSU_ALLREDUCE
+#define OSU_PERSISTENT
+#endif
+
+#if defined(OSU_PERSISTENT) && defined(OSU_BCAST)
+#define PROGRAM "osu_bcast_persistent"
+#define TITLE "OSU MPI Persistent Broadcast Latency Test"
+#elif defined(OSU_PERSISTENT) && defined(OSU_ALLREDUCE)
+#define PROGRAM "osu_allreduce_persistent"
+#define TITLE "OSU MPI Persistent Allreduce Latency Test"
+#elif defined(OSU_BARRIER)
 #define PROGRAM "osu_barrier"
 #define TITLE "OSU MPI Barrier Latency Test"
 #define SIZELESS 1
@@ -177,10 +194,31 @@ static struct buffers allocate(long max_size, int rank, int nprocs)
     return b;
 }
 
+#if defined(OSU_PERSISTENT)
+static MPI_Request persistent = MPI_REQUEST_NULL;
+
+/* The persistent request for `size` bytes per rank, made before a size's loop (not timed). */
+static void begin(struct buffers *b, int size)
+{
+#if defined(OSU_BCAST)
+    MPI_Bcast_init(b->send, size, MPI_CHAR, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+#else
+    MPI_Allreduce_init(b->send, b->recv, size >> 2 > 0 ? size >> 2 : 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                       &persistent);
+#endif
+}
+
+static void end(void) { MPI_Request_free(&persistent); }
+#endif
+
 /* One call of the benchmark's collective on `size` bytes per rank, rank 0 as the root. */
 static inline void operation(struct buffers *b, int size, int rank)
 {
-#if defined(OSU_BARRIER)
+#if defined(OSU_PERSISTENT)
+    (void)b, (void)size, (void)rank;
+    MPI_Start(&persistent);
+    MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+#elif defined(OSU_BARRIER)
     (void)b, (void)size, (void)rank;
     MPI_Barrier(MPI_COMM_WORLD);
 #elif defined(OSU_BCAST)
@@ -213,6 +251,9 @@ static inline void operation(struct buffers *b, int size, int rank)
 static double measure(struct buffers *b, int size, int rank, int skip, int iterations)
 {
     double timer = 0.0;
+#if defined(OSU_PERSISTENT)
+    begin(b, size);
+#endif
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < skip + iterations; i++) {
         double t0 = MPI_Wtime();
@@ -221,6 +262,9 @@ static double measure(struct buffers *b, int size, int rank, int skip, int itera
         if (i >= skip) timer += t1 - t0;
         if (!SIZELESS) MPI_Barrier(MPI_COMM_WORLD);
     }
+#if defined(OSU_PERSISTENT)
+    end();
+#endif
     return timer * 1e6 / iterations;
 }
 

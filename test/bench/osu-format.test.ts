@@ -90,6 +90,18 @@ describe('bench/osu output format', () => {
     assert.match(r.stderr, /^This test requires an even number of processes$/m);
   });
 
+  for (const [program, title] of [['osu_bcast_persistent', 'Broadcast'], ['osu_allreduce_persistent', 'Allreduce']] as const) {
+    it(`${program} on 3 ranks: title, column line and rows 1..64 (Start and Wait of a persistent request)`, { timeout: 90_000 }, async () => {
+      const r = await tsmpiexec(['-n', '3', '--timeout', '60', node, path.join(OSU, `${program}.js`), ...TINY], 75_000);
+      assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+      const out = lines(r.stdout);
+      assert.match(out[0] ?? '', new RegExp(`^# OSU MPI Persistent ${title} Latency Test v\\d+\\.\\d+$`), out.join('\n'));
+      const at = out.findIndex((l) => l.startsWith('# Size'));
+      assert.equal(out[at], '# Size    ' + 'Avg Latency(us)'.padStart(20));
+      assert.deepEqual(checkRows(out.slice(at + 1), false), [1, 2, 4, 8, 16, 32, 64]);
+    });
+  }
+
   it('osu_latency on 3 ranks prints OMB\'s message and exits non-zero', { timeout: 90_000 }, async () => {
     const r = await tsmpiexec(['-n', '3', '--timeout', '60', node, path.join(OSU, 'osu_latency.js'), ...TINY], 75_000);
     assert.notEqual(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
