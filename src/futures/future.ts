@@ -46,6 +46,11 @@ export class Future<T = unknown> implements PromiseLike<T> {
   private callbacks: ((future: Future<T>) => void)[] = [];
   private settled: Promise<T> | null = null;
 
+  /** `[object Future]`; with then/catch/finally it makes a Future usable where a Promise is typed. */
+  get [Symbol.toStringTag](): string {
+    return 'Future';
+  }
+
   /** Whether the task finished (with a value or an error) or was cancelled. */
   done(): boolean {
     return this.state === 'finished' || this.state === 'cancelled';
