@@ -40,6 +40,18 @@ export class MapResults<T> implements AsyncIterable<T>, PromiseLike<T[]> {
     return this.collect().then(onFulfilled, onRejected);
   }
 
+  catch<R = never>(onRejected?: ((reason: any) => R | PromiseLike<R>) | null): Promise<T[] | R> {
+    return this.collect().catch(onRejected);
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<T[]> {
+    return this.collect().finally(onFinally);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'MapResults';
+  }
+
   private async collect(): Promise<T[]> {
     const all: T[] = [];
     for await (const value of this) all.push(value);
