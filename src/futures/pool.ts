@@ -4,8 +4,8 @@
  * once, or waits in a first-in first-out queue until a result comes back and frees a worker
  * (so a worker that finishes early takes the next task: the load balances itself).
  *
- * Results arrive on one receive from MPI.ANY_SOURCE, posted and awaited while any task is out
- * and not posted otherwise, so an idle master leaves its event loop empty (the program can end)
+ * Results arrive on one receive from MPI.ANY_SOURCE (taken at once when a probe finds one there),
+ * posted and awaited while any task is out and not posted otherwise, so an idle master leaves its event loop empty (the program can end)
  * and uses no CPU.
  */
 import v8 from 'node:v8';
@@ -106,7 +106,10 @@ export class WorkerPool {
     this.receiving = true;
     try {
       while (this.out.size > 0) {
-        const result = await this.comm.irecv<ResultMessage>(MPI.ANY_SOURCE, TAG_RESULT);
+        // Results already here are taken at once (many come together when tasks are short);
+        // only an empty queue costs an await, and the sleep on the doorbell behind it.
+        const result = this.comm.iprobe(MPI.ANY_SOURCE, TAG_RESULT) ? this.comm.recv<ResultMessage>(MPI.ANY_SOURCE, TAG_RESULT)
+          : await this.comm.irecv<ResultMessage>(MPI.ANY_SOURCE, TAG_RESULT);
         const out = this.out.get(result.id);
         if (out === undefined) throw new Error(`futures: a result for task ${result.id}, which no worker has`);
         this.out.delete(result.id);
