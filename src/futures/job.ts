@@ -8,8 +8,9 @@
  * - ranks 1..N-1 serve tasks until rank 0 stops them, then free the communicator, finalize
  *   the Session and exit with status 0: they never run the script;
  * - rank 0 goes on to run the script, whose MPIPoolExecutors share ranks 1..N-1 as workers.
- *   When the script is over (the event loop is empty, or process.exit), rank 0 stops the
- *   workers and finalizes its Session, so every rank of the job ends cleanly.
+ *   When the script is over (the event loop is empty, or process.exit(0)), rank 0 stops the
+ *   workers and finalizes its Session, so every rank of the job ends cleanly. A script that
+ *   fails leaves rank 0 with its error status, and the launcher ends the job.
  *
  * Importing 'tsmpi/futures' without the flag (`import { MPIPoolExecutor } from ...` in a
  * script started the usual way) starts nothing: that process has no pool of the job.
@@ -60,8 +61,12 @@ export async function startRunningJob(): Promise<void> {
     end(comm, session);
   };
   process.once('beforeExit', release);
-  // process.exit() skips beforeExit; 'exit' still lets synchronous MPI calls run.
-  process.once('exit', release);
+  // process.exit() skips beforeExit; 'exit' still lets synchronous MPI calls run. A script that
+  // failed (an uncaught error, a non-zero exit) ends at once instead, and the launcher ends the
+  // job: a clean end would wait for the workers to finish their tasks first.
+  process.once('exit', (code) => {
+    if (code === 0) release();
+  });
 }
 
 function end(comm: Intracomm, session: Session): void {

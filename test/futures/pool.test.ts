@@ -65,6 +65,20 @@ describe('tsmpi/futures: MPIPoolExecutor over the ranks of a running job', () =>
       okLines(await scenario('exit-early', 3), 'exit-early');
     });
 
+  it('a script that fails ends the job at once with its error, though a worker is busy (3 ranks)', { timeout: LIMIT_MS }, async () => {
+    const r = await tsmpiexec(['-n', '3', process.execPath, '--import', 'tsmpi/futures', PROGRAM, 'fails'], LIMIT_MS - 5_000, { cwd: ROOT });
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.match(r.stderr, /the script failed on purpose/);
+    assert.ok(r.ms < 20_000, `the job took ${r.ms} ms: it waited for the busy worker`);
+  });
+
+  it('NODE_OPTIONS=--import tsmpi/futures (given to the ranks with -x) starts the pool as the flag does (3 ranks)', { timeout: LIMIT_MS }, async () => {
+    const r = await tsmpiexec(['-n', '3', '-x', 'NODE_OPTIONS=--import tsmpi/futures', process.execPath, PROGRAM, 'serial'],
+      LIMIT_MS - 5_000, { cwd: ROOT });
+    assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    assert.match(okLines(r, 'serial')[0]!, /2 of 2 workers ran tasks$/);
+  });
+
   it('without --import tsmpi/futures (or with no other rank) the spawn mode raises MPI.ERR_UNSUPPORTED_OPERATION', { timeout: LIMIT_MS }, async () => {
     // Without the flag every rank runs the script as a program of its own.
     const plain = okLines(await scenario('spawn', 2, []), 'spawn');

@@ -159,6 +159,13 @@ const scenarios = {
     console.log(`ok with-init: MPI.Init and MPI.Finalize in the script; result ${v}`);
   },
 
+  async fails(executor) {
+    // A worker is busy for 30 s when the script fails: the job must end now, not then.
+    executor.submit(sleep, 30_000, 0);
+    await sleep(200);
+    throw new Error('the script failed on purpose');
+  },
+
   async 'exit-early'(executor) {
     const v = await executor.submit((x) => x * 2, 21);
     console.log(`ok exit-early: result ${v}, then process.exit(0) without shutdown`);
