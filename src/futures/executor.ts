@@ -33,6 +33,15 @@ export interface MapOptions {
 
 type AnyFunction = (...args: any[]) => unknown;
 
+/**
+ * @internal The option (under a symbol, so Object.keys and the types do not show it) that gives
+ * an executor workers of its own instead of the job's: MPICommExecutor's.
+ */
+export const OWN_POOL = Symbol('tsmpi.futures.ownPool');
+interface OwnPoolOption {
+  [OWN_POOL]?: { pool: WorkerPool; release: () => void };
+}
+
 export class MPIPoolExecutor {
   private readonly pool: WorkerPool;
   private readonly maxWorkers: number;
@@ -44,6 +53,8 @@ export class MPIPoolExecutor {
   /** Futures not done yet (shutdown waits for them). */
   private readonly pending = new Set<Future<unknown>>();
   private shut = false;
+  /** For an executor with workers of its own (MPICommExecutor): stops them once its tasks are done. */
+  private readonly release: (() => void) | null;
 
   /**
    * `new MPIPoolExecutor()`, `new MPIPoolExecutor({ max_workers: 4 })` (or just 4). Raises
@@ -51,11 +62,9 @@ export class MPIPoolExecutor {
    * started with `node --import tsmpi/futures`, or the job has no rank but this one.
    */
   constructor(options: MPIPoolExecutorOptions | number | null = {}) {
-    const max = typeof options === 'number' || options === null ? options : checkOptions(options)?.max_workers;
-    if (max !== undefined && max !== null && !(Number.isInteger(max) && max > 0)) {
-      throw argError('constructor', `max_workers must be a positive integer or null, got ${describeValue(max)}`);
-    }
-    const pool = runningJobPool();
+    const max = maxWorkersOf(options);
+    const own = typeof options === 'object' && options !== null ? (options as OwnPoolOption)[OWN_POOL] : undefined;
+    const pool = own?.pool ?? runningJobPool();
     if (pool === null || pool.size === 0) {
       const why = pool === null ? `this process was not started with \`node --import ${IMPORT_SPECIFIER}\`` :
         'the job has no rank besides rank 0 to serve as a worker';
@@ -66,6 +75,7 @@ export class MPIPoolExecutor {
     if (pool.isStopped) throw new MPI.Exception(MPI.ERR_OTHER, 'MPIPoolExecutor: the workers of this job have been stopped');
     this.pool = pool;
     this.maxWorkers = max ?? pool.size;
+    this.release = own?.release ?? null;
   }
 
   /** How many tasks of this executor run at once: max_workers, at most the number of workers. */
@@ -127,16 +137,20 @@ export class MPIPoolExecutor {
   /**
    * Takes no more tasks; with `cancel_futures`, cancels those no worker has started; with
    * `wait` (the default), resolves when every task of this executor is done. In running-job
-   * mode the workers stay for other executors and stop when the script ends.
+   * mode the workers stay for other executors and stop when the script ends; an executor of
+   * MPICommExecutor stops its workers once its tasks are done.
    */
   async shutdown(wait = true, cancel_futures = false): Promise<void> {
     if (typeof wait !== 'boolean') throw argError('shutdown', `wait must be a boolean, got ${describeValue(wait)}`);
     if (typeof cancel_futures !== 'boolean') {
       throw argError('shutdown', `cancel_futures must be a boolean, got ${describeValue(cancel_futures)}`);
     }
+    const first = !this.shut;
     this.shut = true;
     if (cancel_futures) for (const f of [...this.pending]) f.cancel();
-    if (wait) await Promise.all([...this.pending].map((f) => new Promise((done) => f.add_done_callback(done))));
+    const drained = Promise.all([...this.pending].map((f) => new Promise((done) => f.add_done_callback(done))));
+    const released = first && this.release !== null ? drained.then(this.release) : drained;
+    if (wait) await released;
   }
 
   private chunk(spec: TaskSpec, calls: unknown[][], chunks: Future<unknown[]>[]): PoolTask {
@@ -202,6 +216,15 @@ function argError(call: string, text: string): InstanceType<typeof MPI.Exception
 
 function isIterable(v: unknown): v is Iterable<unknown> {
   return v !== null && v !== undefined && typeof (v as Iterable<unknown>)[Symbol.iterator] === 'function';
+}
+
+/** @internal The max_workers of the constructor's argument (checked: MPI.ERR_ARG naming what is wrong). */
+export function maxWorkersOf(options: unknown): number | null | undefined {
+  const max = typeof options === 'number' || options === null ? options : checkOptions(options).max_workers;
+  if (max !== undefined && max !== null && !(Number.isInteger(max) && max > 0)) {
+    throw argError('constructor', `max_workers must be a positive integer or null, got ${describeValue(max)}`);
+  }
+  return max;
 }
 
 function checkOptions(options: unknown): MPIPoolExecutorOptions {

@@ -27,7 +27,7 @@ export class InvalidStateError extends Error {
 
 /** A task's error, remade from the worker's report: its name, message and the worker's stack text. */
 export class TaskError extends Error {
-  /** The rank (in COMM_WORLD of the job) of the worker where the task threw. */
+  /** The rank of the worker where the task threw, in the pool's communicator (COMM_WORLD's ranks in running-job mode). */
   readonly rank: number;
 
   constructor(remote: RemoteError, rank: number) {

@@ -14,6 +14,7 @@
 import { startRunningJob } from './job.js';
 
 export { MPIPoolExecutor, type MPIPoolExecutorOptions, type MapOptions } from './executor.js';
+export { MPICommExecutor } from './comm-executor.js';
 export { Future, CancelledError, InvalidStateError, TaskError } from './future.js';
 export { MapResults, TimeoutError } from './map-results.js';
 export type { TaskFunction } from './task.js';

@@ -79,6 +79,19 @@ describe('tsmpi/futures: MPIPoolExecutor over the ranks of a running job', () =>
     assert.match(okLines(r, 'serial')[0]!, /2 of 2 workers ran tasks$/);
   });
 
+  for (const [n, root] of [[2, 0], [4, 2]] as const) {
+    it(`MPICommExecutor in a program started the usual way: root ${root} computes, the others serve until its shutdown (${n} ranks)`,
+      { timeout: LIMIT_MS }, async () => {
+        const r = await tsmpiexec(['-n', String(n), process.execPath, path.join('test', 'futures', 'programs', 'comm-executor.js'), String(root)],
+          LIMIT_MS - 5_000, { cwd: ROOT });
+        assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+        const got = r.stdout.split('\n').filter((l) => l.startsWith('ok ')).sort();
+        const want = [`ok root ${root}: 100 results right on ${n - 1} workers`];
+        for (let rank = 0; rank < n; rank++) if (rank !== root) want.push(`ok worker ${rank}`);
+        assert.deepEqual(got, want.sort());
+      });
+  }
+
   it('without --import tsmpi/futures (or with no other rank) the spawn mode raises MPI.ERR_UNSUPPORTED_OPERATION', { timeout: LIMIT_MS }, async () => {
     // Without the flag every rank runs the script as a program of its own.
     const plain = okLines(await scenario('spawn', 2, []), 'spawn');
