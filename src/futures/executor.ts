@@ -2,8 +2,9 @@
  * MPIPoolExecutor, after mpi4py.futures.MPIPoolExecutor: submit(fn, ...args) → Future,
  * map(fn, ...iterables, { chunksize, unordered, timeout }) → results in order, shutdown(wait,
  * cancel_futures). Its workers are the other ranks of a job started in running-job mode
- * (job.ts); mpi4py's other mode, spawning workers, needs Comm.Spawn, which tsmpi does not have
- * yet, so it raises MPI.ERR_UNSUPPORTED_OPERATION.
+ * (job.ts), or of a communicator (MPICommExecutor, comm-executor.ts); mpi4py's other mode,
+ * spawning workers, needs Comm.Spawn, which tsmpi does not have yet, so it raises
+ * MPI.ERR_UNSUPPORTED_OPERATION.
  *
  * The executors of a process share the job's workers (one WorkerPool); `max_workers` bounds
  * how many of them one executor keeps busy at once (its other tasks wait here, in order).

@@ -9,7 +9,9 @@
  *   const squares = await executor.map((x) => x * x, [1, 2, 3]);
  *   await executor.shutdown();
  *
- * docs/futures.md describes the modes, the task rules and the protocol.
+ * In a program started without the flag, MPICommExecutor(comm, root) makes the same pool from
+ * the ranks of a communicator. docs/futures.md describes the modes, the task rules and the
+ * protocol.
  */
 import { startRunningJob } from './job.js';
 
