@@ -30,6 +30,8 @@ interface OutTask {
 }
 
 export class WorkerPool {
+  /** How many workers the pool has. */
+  readonly size: number;
   private readonly queue: PoolTask[] = [];
   private queueHead = 0;
   private readonly idle: number[];
@@ -44,9 +46,6 @@ export class WorkerPool {
     this.idle = [...workers].reverse();
     this.size = workers.length;
   }
-
-  /** How many workers the pool has. */
-  readonly size: number;
 
   /** Whether stop() was called (the workers are gone). */
   get isStopped(): boolean {
