@@ -51,7 +51,7 @@ const scenarios = {
 
   async order(executor) {
     // Earlier items take longer: in order they still come first; unordered they come last.
-    const delays = [300, 200, 100, 10];
+    const delays = [600, 400, 200, 10];
     const ordered = [];
     for await (const v of executor.map(sleep, delays, delays)) ordered.push(v);
     assert.deepEqual(ordered, delays);
@@ -118,7 +118,18 @@ const scenarios = {
     assert.ok(futures.every((f) => f.done() && !f.cancelled()));
     const mapped = await executor.map((x) => -x, Array.from({ length: n }, (_, i) => i), { chunksize: 50 });
     assert.equal(mapped.length, n);
-    console.log(`ok many: ${n} tasks in flight at once, all results right; ${n} more in chunks of 50`);
+    // Two more executors at once share the workers; one of them keeps at most one task out.
+    const narrow = new MPIPoolExecutor({ max_workers: 1 });
+    const wide = new MPIPoolExecutor();
+    const [a, b] = await Promise.all([
+      narrow.map((x) => x + 1, Array.from({ length: 200 }, (_, i) => i)),
+      wide.map((x) => x - 1, Array.from({ length: 200 }, (_, i) => i)),
+    ]);
+    assert.deepEqual(a, Array.from({ length: 200 }, (_, i) => i + 1));
+    assert.deepEqual(b, Array.from({ length: 200 }, (_, i) => i - 1));
+    await Promise.all([narrow.shutdown(), wide.shutdown()]);
+    console.log(`ok many: ${n} tasks in flight at once, all results right; ${n} more in chunks of 50; ` +
+      'three executors sharing the workers');
   },
 
   async 'bad-input'(executor) {
