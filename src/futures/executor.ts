@@ -106,31 +106,57 @@ export class MPIPoolExecutor {
     const spec = this.spec('map', fn);
     const last = rest[rest.length - 1];
     const options = last !== undefined && !isIterable(last) ? checkMapOptions(rest.pop() as MapOptions) : {};
-    const chunksize = options.chunksize ?? 1;
-    const timeout = options.timeout ?? null;
     if (rest.length === 0) throw argError('map', 'needs at least one iterable of arguments');
     const iterators = rest.map((it, i) => {
       if (!isIterable(it)) throw argError('map', `iterables[${i}] must be iterable, got ${describeValue(it)}`);
       return it[Symbol.iterator]();
     });
+    return this.scheduleCalls('map', spec, zipped(iterators), options);
+  }
+
+  /**
+   * fn(...args) for each `args` of `iterable` (each an iterable of arguments), as map does it;
+   * mpi4py's starmap. An options object may come last.
+   */
+  starmap<F extends AnyFunction>(fn: F, iterable: Iterable<Parameters<F>>, options?: MapOptions): MapResults<Awaited<ReturnType<F>>>;
+  starmap<T = unknown>(fn: string | URL, iterable: Iterable<Iterable<unknown>>, options?: MapOptions): MapResults<T>;
+  starmap(fn: TaskFunction, iterable: Iterable<Iterable<unknown>>, options: MapOptions = {}): MapResults<unknown> {
+    this.checkOpen('starmap');
+    const spec = this.spec('starmap', fn);
+    checkMapOptions(options, 'starmap');
+    if (!isIterable(iterable)) throw argError('starmap', `iterable must be iterable, got ${describeValue(iterable)}`);
+    let i = 0;
+    const calls = (function* argumentLists(): Generator<unknown[]> {
+      for (const args of iterable) {
+        if (!isIterable(args)) throw argError('starmap', `iterable[${i}] must be an iterable of arguments, got ${describeValue(args)}`);
+        i++;
+        yield Array.from(args);
+      }
+    })();
+    return this.scheduleCalls('starmap', spec, calls, options);
+  }
+
+  /** mpi4py's bootup: the workers are up already (the job's ranks), so it only returns the executor. */
+  bootup(): this {
+    this.checkOpen('bootup');
+    return this;
+  }
+
+  /** Schedules the calls in tasks of `chunksize` (each all or none: a bad argument raises before any goes). */
+  private scheduleCalls(call: string, spec: TaskSpec, argLists: Iterable<unknown[]>, options: MapOptions): MapResults<unknown> {
+    const chunksize = options.chunksize ?? 1;
+    const timeout = options.timeout ?? null;
     const chunks: Future<unknown[]>[] = [];
     const tasks: PoolTask[] = [];
     let calls: unknown[][] = [];
-    for (;;) {
-      const args: unknown[] = [];
-      for (const it of iterators) {
-        const step = it.next();
-        if (step.done === true) break;
-        args.push(step.value);
-      }
-      if (args.length < iterators.length) break;
+    for (const args of argLists) {
       calls.push(args);
       if (calls.length === chunksize) {
-        tasks.push(this.chunk(spec, calls, chunks));
+        tasks.push(this.chunk(call, spec, calls, chunks));
         calls = [];
       }
     }
-    if (calls.length > 0) tasks.push(this.chunk(spec, calls, chunks));
+    if (calls.length > 0) tasks.push(this.chunk(call, spec, calls, chunks));
     for (const t of tasks) this.schedule(t);
     return new MapResults(chunks, options.unordered === true, timeout === null ? null : Date.now() + timeout * 1000);
   }
@@ -154,10 +180,10 @@ export class MPIPoolExecutor {
     if (wait) await released;
   }
 
-  private chunk(spec: TaskSpec, calls: unknown[][], chunks: Future<unknown[]>[]): PoolTask {
+  private chunk(call: string, spec: TaskSpec, calls: unknown[][], chunks: Future<unknown[]>[]): PoolTask {
     const future = new Future<unknown[]>();
     chunks.push(future);
-    return this.task('map', spec, calls, future, false);
+    return this.task(call, spec, calls, future, false);
   }
 
   private task(call: string, fn: TaskSpec, calls: unknown[][], future: Future<any>, single: boolean): PoolTask {
@@ -215,6 +241,19 @@ function argError(call: string, text: string): InstanceType<typeof MPI.Exception
   return new MPI.Exception(MPI.ERR_ARG, `MPIPoolExecutor${call === 'constructor' ? '' : `.${call}`}: ${text}`);
 }
 
+/** The argument lists of map: one item of each iterator, until the shortest ends. */
+function* zipped(iterators: Iterator<unknown>[]): Generator<unknown[]> {
+  for (;;) {
+    const args: unknown[] = [];
+    for (const it of iterators) {
+      const step = it.next();
+      if (step.done === true) return;
+      args.push(step.value);
+    }
+    yield args;
+  }
+}
+
 function isIterable(v: unknown): v is Iterable<unknown> {
   return v !== null && v !== undefined && typeof (v as Iterable<unknown>)[Symbol.iterator] === 'function';
 }
@@ -238,24 +277,24 @@ function checkOptions(options: unknown): MPIPoolExecutorOptions {
   return options as MPIPoolExecutorOptions;
 }
 
-function checkMapOptions(options: MapOptions): MapOptions {
+function checkMapOptions(options: MapOptions, call = 'map'): MapOptions {
   if (typeof options !== 'object' || options === null) {
-    throw argError('map', `the last argument must be an iterable or the options, got ${describeValue(options)}`);
+    throw argError(call, `the last argument must be an iterable or the options, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {
     if (!['chunksize', 'unordered', 'timeout'].includes(key)) {
-      throw argError('map', `unknown option ${JSON.stringify(key)} (known: chunksize, unordered, timeout)`);
+      throw argError(call, `unknown option ${JSON.stringify(key)} (known: chunksize, unordered, timeout)`);
     }
   }
   const { chunksize, unordered, timeout } = options;
   if (chunksize !== undefined && !(Number.isInteger(chunksize) && chunksize >= 1)) {
-    throw argError('map', `chunksize must be an integer of at least 1, got ${describeValue(chunksize)}`);
+    throw argError(call, `chunksize must be an integer of at least 1, got ${describeValue(chunksize)}`);
   }
   if (unordered !== undefined && typeof unordered !== 'boolean') {
-    throw argError('map', `unordered must be a boolean, got ${describeValue(unordered)}`);
+    throw argError(call, `unordered must be a boolean, got ${describeValue(unordered)}`);
   }
   if (timeout !== undefined && timeout !== null && !(typeof timeout === 'number' && timeout >= 0 && Number.isFinite(timeout))) {
-    throw argError('map', `timeout must be a number of seconds (0 or more) or null, got ${describeValue(timeout)}`);
+    throw argError(call, `timeout must be a number of seconds (0 or more) or null, got ${describeValue(timeout)}`);
   }
   return options;
 }

@@ -38,6 +38,9 @@ const scenarios = {
     assert.deepEqual(chunked, serial);
     const zipped = await executor.map((a, b) => a * b, [1, 2, 3, 4], [10, 20, 30]);
     assert.deepEqual(zipped, [10, 40, 90]);
+    const starred = await executor.starmap((a, b) => a - b, [[5, 1], [7, 2], new Set([9, 3])], { chunksize: 2 });
+    assert.deepEqual(starred, [4, 5, 6]);
+    assert.equal(executor.bootup(), executor);
     // Async tasks, typed arrays and plain objects travel as structured clones.
     const obj = await executor.submit(async (o) => ({ sum: o.values.reduce((s, v) => s + v, 0), tag: o.tag }),
       { values: Float64Array.of(1.5, 2.5), tag: 'x' });
@@ -45,7 +48,7 @@ const scenarios = {
     const pids = new Set(await executor.map(async () => { await new Promise((r) => setTimeout(r, 20)); return process.pid; },
       Array.from({ length: 8 * executor.num_workers }, () => 0)));
     assert.ok(!pids.has(process.pid), 'a task ran on the master');
-    console.log(`ok serial: ${xs.length} results equal the serial computation (submit, map, chunksize 7); ` +
+    console.log(`ok serial: ${xs.length} results equal the serial computation (submit, map, chunksize 7, starmap); ` +
       `${pids.size} of ${executor.num_workers} workers ran tasks`);
   },
 
@@ -145,6 +148,8 @@ const scenarios = {
     raisesMPI(() => executor.map((x) => x, [1], { chunk: 2 }), MPI.ERR_ARG, /unknown option "chunk"/);
     raisesMPI(() => executor.map((x) => x, 5), MPI.ERR_ARG, /the last argument must be an iterable or the options|iterables\[0\] must be iterable/);
     raisesMPI(() => executor.map((x) => x), MPI.ERR_ARG, /at least one iterable/);
+    raisesMPI(() => executor.starmap((x) => x, [[1], 2]), MPI.ERR_ARG, /starmap: iterable\[1\] must be an iterable of arguments, got number 2/);
+    raisesMPI(() => executor.starmap((x) => x, [[1]], { chunksize: -1 }), MPI.ERR_ARG, /starmap: chunksize must be/);
     raisesMPI(() => new MPIPoolExecutor({ max_workers: 0 }), MPI.ERR_ARG, /max_workers must be a positive integer/);
     raisesMPI(() => new MPIPoolExecutor({ workers: 2 }), MPI.ERR_ARG, /unknown option "workers"/);
     await assert.rejects(executor.shutdown('no'), /wait must be a boolean/);
