@@ -1,10 +1,10 @@
 // Bundles the compiled runtime (dist/src, from tsc) into dist/bundle: the package's entry points
-// `tsmpi` and `tsmpi/locks` load a few files instead of ~200 modules. Node's ES module loader
-// pays a resolution, a read and a compile per module, ~60 ms per rank before MPI.Init here,
-// which 32 ranks on 2 cores pay 16 times over (bench/launch). The two entries share their code
-// through chunks (esbuild's splitting), so a program that imports both has one runtime. npm
-// packages (debug) stay imports: they are the user's to resolve, and CommonJS inside an ES
-// bundle could not require Node's modules.
+// `tsmpi`, `tsmpi/locks` and `tsmpi/futures` load a few files instead of ~200 modules. Node's ES
+// module loader pays a resolution, a read and a compile per module, ~60 ms per rank before
+// MPI.Init here, which 32 ranks on 2 cores pay 16 times over (bench/launch). The entries share
+// their code through chunks (esbuild's splitting), so a program that imports several has one
+// runtime. npm packages (debug) stay imports: they are the user's to resolve, and CommonJS
+// inside an ES bundle could not require Node's modules.
 //
 //   node scripts/bundle.mjs     (after tsc: `npm run build`, `prepare`, `pretest`)
 import { rmSync } from 'node:fs';
@@ -13,7 +13,11 @@ import path from 'node:path';
 import { ROOT } from './layout.mjs';
 
 const OUT = path.join(ROOT, 'dist', 'bundle');
-const ENTRIES = { index: 'dist/src/index.js', 'locks/index': 'dist/src/locks/index.js' };
+const ENTRIES = {
+  index: 'dist/src/index.js',
+  'locks/index': 'dist/src/locks/index.js',
+  'futures/index': 'dist/src/futures/index.js',
+};
 
 let esbuild;
 try {

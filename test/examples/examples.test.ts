@@ -14,9 +14,13 @@ const node = process.execPath;
 const EXAMPLES = path.join(ROOT, 'examples');
 const LIMIT_MS = 60_000;
 
+/** Node flags an example needs: the futures example runs in tsmpi/futures' running-job mode. */
+const NODE_FLAGS: Record<string, readonly string[]> = { 'futures-mandelbrot.js': ['--import', 'tsmpi/futures'] };
+
 /** Runs examples/<name> (a .js file) with n ranks from the project root. */
 async function example(name: string, n: number, cwd = ROOT): Promise<RunResult> {
-  const r = await tsmpiexec(['-n', String(n), node, path.join('examples', name)], LIMIT_MS - 5_000, { cwd });
+  const command = [node, ...(NODE_FLAGS[name] ?? []), path.join('examples', name)];
+  const r = await tsmpiexec(['-n', String(n), ...command], LIMIT_MS - 5_000, { cwd });
   assert.equal(r.status, 0, `${name} -n ${n} exited with ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
   return r;
 }
@@ -28,6 +32,30 @@ function lines(r: RunResult): string[] {
 
 function hasLine(r: RunResult, line: string): void {
   assert.ok(lines(r).includes(line), `expected the line\n  ${line}\nin\n${r.stdout}`);
+}
+
+/** The example's image computed here, serially: its checksum and the number of pixels inside the set. */
+function mandelbrot(width: number, height: number, maxIter: number, [x0, x1, y0, y1]: number[]): { checksum: number; inside: number } {
+  let checksum = 0;
+  let inside = 0;
+  for (let y = 0; y < height; y++) {
+    const ci = y0! + ((y1! - y0!) * y) / (height - 1);
+    for (let x = 0; x < width; x++) {
+      const cr = x0! + ((x1! - x0!) * x) / (width - 1);
+      let zr = 0;
+      let zi = 0;
+      let it = 0;
+      while (it < maxIter && zr * zr + zi * zi <= 4) {
+        const t = zr * zr - zi * zi + cr;
+        zi = 2 * zr * zi + ci;
+        zr = t;
+        it++;
+      }
+      checksum = (checksum * 31 + it) % 1_000_000_007;
+      if (it === maxIter) inside++;
+    }
+  }
+  return { checksum, inside };
 }
 
 /** 0 + 1 + ... + (n - 1). */
@@ -110,6 +138,15 @@ describe('examples', () => {
       hasLine(r, 'process sets: mpi://WORLD, mpi://SELF; MPI.Init called: false');
       hasLine(r, `sum of 1..${n} over a communicator made from a group: ${(n * (n + 1)) / 2}`);
       assert.equal(lines(r).length, 3, r.stdout);
+    });
+  }
+
+  for (const n of [2, 5]) {
+    it(`futures-mandelbrot.js: the rows computed by ${n - 1} pool workers make the serial image (${n} ranks)`, { timeout: LIMIT_MS }, async () => {
+      const r = await example('futures-mandelbrot.js', n);
+      const { checksum, inside } = mandelbrot(480, 320, 255, [-2, 1, -1, 1]);
+      hasLine(r, `mandelbrot 480x320, 255 iterations at most: checksum ${checksum}, ${inside} pixels inside the set`);
+      assert.equal(lines(r).length, 1, r.stdout);
     });
   }
 

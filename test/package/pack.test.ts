@@ -81,8 +81,9 @@ describe('npm package (pack, install without a compiler, typed use, prebuilt add
     t.diagnostic(`tarball: ${pack.size} bytes packed, ${pack.unpackedSize} bytes unpacked, ${pack.entryCount} files`);
     for (const must of [
       'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md',
-      'dist/bundle/index.js', 'dist/bundle/locks/index.js',
+      'dist/bundle/index.js', 'dist/bundle/locks/index.js', 'dist/bundle/futures/index.js',
       'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/locks/index.js', 'dist/src/locks/index.d.ts',
+      'dist/src/futures/index.js', 'dist/src/futures/index.d.ts',
       'dist/bin/tsmpiexec.js', `prebuilds/${PLATFORM}/tsmpi.node`, `prebuilds/${PLATFORM}/sisci_emu.so`,
       'native/binding.gyp', 'native/src/addon.cc', 'native/sisci/sisci_emu.c', 'native/sisci/include/sisci_api.h',
       'scripts/install.mjs', 'scripts/build-native.mjs',
@@ -167,23 +168,45 @@ describe('npm package (pack, install without a compiler, typed use, prebuilt add
     }
   });
 
-  it("'tsmpi/locks' and 'tsmpi/package.json' resolve; internals are not exported", async () => {
+  it("'tsmpi/locks', 'tsmpi/futures' and 'tsmpi/package.json' resolve; internals are not exported", async () => {
     assert.ok(app !== '', 'no installed app (the install failed)');
     const script = [
       "const locks = await import('tsmpi/locks');",
+      "const futures = await import('tsmpi/futures');",
       "const pkg = await import('tsmpi/package.json', { with: { type: 'json' } });",
       "let internal = 'resolved';",
       "try { await import('tsmpi/dist/src/mpid/world.js'); } catch (e) { internal = e.code; }",
-      "console.log(JSON.stringify({ lockSpec: typeof locks.lockSpec, locks: locks.LOCKS.length, version: pkg.default.version, internal }));",
+      "console.log(JSON.stringify({ lockSpec: typeof locks.lockSpec, locks: locks.LOCKS.length, version: pkg.default.version, internal,",
+    "  executor: typeof futures.MPIPoolExecutor, future: typeof futures.Future }));",
     ].join('\n');
     const r = await run(process.execPath, ['--input-type=module', '-e', script], 30_000, { cwd: app, env: bare });
     assert.equal(r.status, 0, r.stderr);
-    const got = JSON.parse(r.stdout) as { lockSpec: string; locks: number; version: string; internal: string };
+    const got = JSON.parse(r.stdout) as {
+      lockSpec: string; locks: number; version: string; internal: string; executor: string; future: string;
+    };
     const version = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     assert.equal(got.lockSpec, 'function');
     assert.ok(got.locks > 0);
     assert.equal(got.version, version);
     assert.equal(got.internal, 'ERR_PACKAGE_PATH_NOT_EXPORTED');
+    assert.equal(got.executor, 'function');
+    assert.equal(got.future, 'function');
+  });
+
+  it("the installed tsmpi/futures runs a pool: `tsmpiexec -n 3 node --import tsmpi/futures` (workers from the job's ranks)", async () => {
+    assert.ok(app !== '', 'no installed app (the install failed)');
+    fs.writeFileSync(path.join(app, 'pool.js'), [
+      "import { MPIPoolExecutor } from 'tsmpi/futures';",
+      'const executor = new MPIPoolExecutor();',
+      'const squares = await executor.map((x) => x * x, [1, 2, 3, 4]);',
+      "console.log(`squares ${squares.join(' ')} on ${executor.num_workers} workers`);",
+      'await executor.shutdown();',
+      '',
+    ].join('\n'));
+    const tsmpiexec = path.join(app, 'node_modules', '.bin', 'tsmpiexec');
+    const r = await run(tsmpiexec, ['-n', '3', 'node', '--import', 'tsmpi/futures', 'pool.js'], 120_000, { cwd: app, env: bare });
+    assert.equal(r.status, 0, `exit ${r.status}:\n${r.stdout}\n${r.stderr}`);
+    assert.equal(r.stdout.trim(), 'squares 1 4 9 16 on 2 workers');
   });
 
   it('--ignore-scripts: the prebuilt addon loads; without it the error says `npm rebuild tsmpi`, which names the missing tools, and builds with them', async () => {

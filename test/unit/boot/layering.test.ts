@@ -101,6 +101,17 @@ describe('layering of mpir', () => {
   });
 });
 
+describe('layering of tsmpi/futures', () => {
+  it('futures is a client of the public API: it imports only src/index.ts and its own modules', () => {
+    const checked = files('futures');
+    assert.ok(checked.length >= 5, `only ${checked.length} files of futures checked`);
+    for (const f of checked) {
+      const bad = importedLayers(f).filter((l) => l !== 'futures' && l !== 'index.js');
+      assert.deepEqual(bad, [], `${f} imports ${bad.join(', ')}: use what 'tsmpi' exports`);
+    }
+  });
+});
+
 /** The relative imports of a compiled module (type-only imports are gone from the JavaScript). */
 function runtimeImports(text: string, file: string): string[] {
   const out: string[] = [];

@@ -1,0 +1,26 @@
+/**
+ * tsmpi/futures: a pool of MPI worker processes for tasks, after mpi4py.futures.
+ *
+ *   tsmpiexec -n 5 node --import tsmpi/futures script.js
+ *
+ *   // script.js (runs on rank 0; ranks 1..4 are the workers)
+ *   import { MPIPoolExecutor } from 'tsmpi/futures';
+ *   const executor = new MPIPoolExecutor();
+ *   const squares = await executor.map((x) => x * x, [1, 2, 3]);
+ *   await executor.shutdown();
+ *
+ * In a program started without the flag, MPICommExecutor(comm, root) makes the same pool from
+ * the ranks of a communicator. docs/futures.md describes the modes, the task rules and the
+ * protocol.
+ */
+import { startRunningJob } from './job.js';
+
+export { MPIPoolExecutor, type MPIPoolExecutorOptions, type MapOptions } from './executor.js';
+export { MPICommExecutor } from './comm-executor.js';
+export { Future, CancelledError, InvalidStateError, TaskError } from './future.js';
+export { MapResults, TimeoutError } from './map-results.js';
+export type { TaskFunction } from './task.js';
+
+// Loaded by `node --import tsmpi/futures`, this is where the workers serve (and exit) and
+// rank 0 sets up the pool before the script runs; imported otherwise, it does nothing.
+await startRunningJob();
