@@ -55,18 +55,24 @@ export interface OpenFile {
  */
 export class File {
   /** @internal */
-  state: OpenFile | null;
+  state: OpenFile | null = null;
   /** @internal */
-  errhandler: Errhandler;
+  errhandler: Errhandler = Errhandler.ERRORS_RETURN;
 
-  private constructor(state: OpenFile | null, errhandler: Errhandler) {
-    this.state = state;
-    this.errhandler = errhandler;
-  }
+  /** Files come from File.Open (the constructor takes nothing, so a File cannot be made by hand). */
+  private constructor() {}
 
   /** @internal MPI.FILE_NULL. */
   static makeNull(): File {
-    return new File(null, Errhandler.ERRORS_RETURN);
+    return new File();
+  }
+
+  /** @internal An open file with the handler new files get. */
+  private static made(state: OpenFile, errhandler: Errhandler): File {
+    const file = new File();
+    file.state = state;
+    file.errhandler = errhandler;
+    return file;
   }
 
   /** @internal Raises through this file's handler. */
@@ -143,7 +149,7 @@ export class File {
       aggregators: chooseAggregators(hostOf, hints.cbNodes), hostOf, view: FileView.initial(),
       position: 0, atomic: false, window, split: null,
     };
-    const file = new File(state, FILE_NULL.errhandler);
+    const file = File.made(state, FILE_NULL.errhandler);
     if ((amode & MODE_APPEND) !== 0) {
       // MODE_APPEND: both pointers start at the end of the file.
       state.position = fs.fstatSync(fd).size;
