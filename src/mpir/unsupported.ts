@@ -9,8 +9,6 @@ import { MPIException } from './exception.js';
 export const UNSUPPORTED = {
   /** User data representations of MPI-IO (issue 18): files take native, internal and external32. */
   io: 'user data representations are not implemented; File.Set_view takes native, internal and external32',
-  /** Non-blocking collective file access (issue 18). */
-  ioNonblockingCollective: 'non-blocking collective file access is not implemented yet; use the blocking (Read_all, ...) or split (Read_all_begin/_end) forms',
   /** Dynamic processes (issue 18). */
   dynamic: 'dynamic processes are not implemented yet (Spawn, ports, name publishing, Join)',
   /** MPI-4.1's buffers of one communicator or session, beside MPI.Attach_buffer's. */

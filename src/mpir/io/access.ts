@@ -9,12 +9,13 @@ import { File, type OpenFile } from './file.js';
 import { readBlocks, writeBlocks } from './independent.js';
 import { FileRequest } from './file-request.js';
 import { IOFailure, ioClassOf } from './os-errors.js';
-import { collectiveRead, collectiveWrite } from './two-phase.js';
+import { CollectiveFileRequest } from './collective-request.js';
+import { collectiveRead, collectiveWrite, drive, type Steps } from './two-phase.js';
 
 /** Which file pointer an access uses: an explicit offset, the individual, the shared, or the shared in rank order. */
 type Pointer = 'explicit' | 'individual' | 'shared' | 'ordered';
 
-interface Form {
+export interface Form {
   readonly write: boolean;
   readonly pointer: Pointer;
   readonly collective: boolean;
@@ -22,12 +23,21 @@ interface Form {
 
 const spec = new BufferSpec();
 
+/** An access made ready: the bytes as the file holds them, where they go, and what is left to do once they have moved. */
+export interface Prepared {
+  readonly s: OpenFile;
+  readonly data: Uint8Array;
+  readonly start: number;
+  readonly length: number;
+  /** After the I/O: a read's bytes to the caller's memory (converted, unpacked); the individual pointer moved. */
+  readonly finish: (n: number) => void;
+}
+
 /**
- * One access, every form: checks, the data as the file holds it (packed, in the view's data
- * representation), the offset from the pointer the form uses, then independent or two-phase
- * I/O. Returns the bytes accessed (for a read: those found before the end of the file).
+ * An access up to its I/O, every form: checks, the data as the file holds it (packed, in the
+ * view's data representation), the offset from the pointer the form uses.
  */
-function access(file: File, call: string, form: Form, offset: number | null, buf: unknown): number {
+export function prepare(file: File, call: string, form: Form, offset: number | null, buf: unknown, nonblocking = false): Prepared {
   const s = file.live(call);
   if (form.write && (s.amode & MODE_RDONLY) !== 0) file.fail(call, ErrorClass.ERR_READ_ONLY, 'the file was opened MPI.MODE_RDONLY');
   if (!form.write && (s.amode & MODE_WRONLY) !== 0) file.fail(call, ErrorClass.ERR_ACCESS, 'the file was opened MPI.MODE_WRONLY');
@@ -53,21 +63,37 @@ function access(file: File, call: string, form: Form, offset: number | null, buf
   if (external && form.write) swapToFromExternal32(memtype.nodesFor(count), data, 0, 0, length);
   const etypes = length / etypeSize;
   const start = startOf(s, form, offset, etypes) * etypeSize;
+  // A non-blocking access moves the individual pointer by what it asks for, at once: the next call starts after it.
+  if (nonblocking && form.pointer === 'individual') s.position += etypes;
+  const finish = (n: number): void => {
+    if (!form.write) {
+      const whole = n - (n % etypeSize);
+      if (external) swapToFromExternal32(memtype.nodesFor(count), data, 0, 0, whole);
+      if (user !== null) memtype.unpackTo(data, 0, count, 0, n, user);
+      else if (data !== userBytes) userBytes.set(data.subarray(0, n));
+    }
+    if (!nonblocking && form.pointer === 'individual') s.position += form.write ? etypes : Math.ceil(n / etypeSize);
+  };
+  return { s, data, start, length, finish };
+}
+
+/** An fs or collective I/O failure raised through the file's handler; anything else thrown on. */
+export function raiseIOFailure(file: File, call: string, e: unknown): never {
+  if (e instanceof IOFailure) return file.fail(call, e.errorClass, e.message);
+  if (e instanceof Error && 'code' in e && 'syscall' in e) return file.fail(call, ioClassOf(e), e.message);
+  throw e;
+}
+
+/** One blocking access, every form. Returns the bytes accessed (for a read: those found before the end of the file). */
+function access(file: File, call: string, form: Form, offset: number | null, buf: unknown): number {
+  const p = prepare(file, call, form, offset, buf);
   let n: number;
   try {
-    n = form.collective ? collectiveAccess(s, form, start, data, length) : independentAccess(s, form, start, data, length);
+    n = form.collective ? collectiveAccess(p.s, form, p.start, p.data, p.length) : independentAccess(p.s, form, p.start, p.data, p.length);
   } catch (e) {
-    if (e instanceof IOFailure) return file.fail(call, e.errorClass, e.message);
-    if (e instanceof Error && 'code' in e && 'syscall' in e) return file.fail(call, ioClassOf(e), e.message);
-    throw e;
+    return raiseIOFailure(file, call, e);
   }
-  if (!form.write) {
-    const whole = n - (n % etypeSize);
-    if (external) swapToFromExternal32(memtype.nodesFor(count), data, 0, 0, whole);
-    if (user !== null) memtype.unpackTo(data, 0, count, 0, n, user);
-    else if (data !== userBytes) userBytes.set(data.subarray(0, n));
-  }
-  if (form.pointer === 'individual') s.position += form.write ? etypes : Math.ceil(n / etypeSize);
+  p.finish(n);
   return n;
 }
 
@@ -109,10 +135,10 @@ function collectiveAccess(s: OpenFile, form: Form, start: number, data: Uint8Arr
   const mode = form.write ? s.hints.cbWrite : s.hints.cbRead;
   if (mode !== 'disable') {
     if (form.write) {
-      collectiveWrite(s, start, data, length);
+      drive(collectiveWrite(s, s.comm, start, data, length));
       return length;
     }
-    return collectiveRead(s, start, data, length);
+    return drive(collectiveRead(s, s.comm, start, data, length));
   }
   // Collective buffering off: every rank on its own, then together again.
   const n = independentAccess(s, form, start, data, length);
@@ -171,6 +197,40 @@ for (const [name, [write, pointer, collective]] of Object.entries(forms) as [Nam
 }
 
 /**
+ * Non-blocking collective accesses: the access is prepared in the call (checks, pointers, the
+ * data as the file holds it), and its two-phase steps run on the file's second communicator
+ * from the progress hook of collective-request.ts; the I-call never waits for another rank.
+ */
+const nonblocking = ['Read_at_all', 'Write_at_all', 'Read_all', 'Write_all'] as const;
+for (const name of nonblocking) {
+  const [write, pointer, collective] = forms[name];
+  const form: Form = { write, pointer, collective };
+  const iname = `I${name[0]!.toLowerCase()}${name.slice(1)}`;
+  const start = (file: File, offset: number | null, buf: BufSpec): CollectiveFileRequest => {
+    const p = prepare(file, iname, form, offset, buf, true);
+    const request = new CollectiveFileRequest(p.finish, (e) => raiseIOFailure(file, iname, e));
+    p.s.collectives.start(nonblockingSteps(p, form), request);
+    return request;
+  };
+  P[iname] = pointer === 'explicit'
+    ? function (this: File, offset: number, buf: BufSpec): CollectiveFileRequest { return start(this, offset, buf); }
+    : function (this: File, buf: BufSpec): CollectiveFileRequest { return start(this, null, buf); };
+}
+
+function* nonblockingSteps(p: Prepared, form: Form): Steps<number> {
+  const { s, start, data, length } = p;
+  const mode = form.write ? s.hints.cbWrite : s.hints.cbRead;
+  if (mode !== 'disable') {
+    if (!form.write) return yield* collectiveRead(s, s.nbComm, start, data, length);
+    yield* collectiveWrite(s, s.nbComm, start, data, length);
+    return length;
+  }
+  const n = independentAccess(s, form, start, data, length);
+  yield s.nbComm.Ibarrier();
+  return n;
+}
+
+/**
  * Split collectives (MPI-4 §14.4.5): the standard lets an implementation do the whole
  * collective in the begin call, which is what happens here; the end call checks the pairing,
  * fills the status and returns.
@@ -222,6 +282,10 @@ export interface FileAccess {
   Iread(buf: BufSpec): FileRequest;
   Iwrite(buf: BufSpec): FileRequest;
   Iread_shared(buf: BufSpec): FileRequest;
+  Iread_at_all(offset: number, buf: BufSpec): CollectiveFileRequest;
+  Iwrite_at_all(offset: number, buf: BufSpec): CollectiveFileRequest;
+  Iread_all(buf: BufSpec): CollectiveFileRequest;
+  Iwrite_all(buf: BufSpec): CollectiveFileRequest;
   Iwrite_shared(buf: BufSpec): FileRequest;
   Read_at_all_begin(offset: number, buf: BufSpec): void;
   Read_at_all_end(buf: BufSpec, status?: Status): void;

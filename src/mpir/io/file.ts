@@ -15,6 +15,7 @@ import {
   DISPLACEMENT_CURRENT, MODE_ALL, MODE_APPEND, MODE_CREATE, MODE_DELETE_ON_CLOSE, MODE_EXCL, MODE_RDONLY,
   MODE_RDWR, MODE_SEQUENTIAL, MODE_WRONLY, SEEK_CUR, SEEK_END, SEEK_SET,
 } from './constants.js';
+import { CollectiveQueue } from './collective-request.js';
 import { FileWindow } from './file-window.js';
 import { chooseAggregators, readHints, type Hints } from './hints.js';
 import { ioClassOf, ioMessage } from './os-errors.js';
@@ -24,6 +25,9 @@ import { FileView, viewProblem } from './view.js';
 export interface OpenFile {
   /** A private duplicate of the communicator the file was opened on: the file's traffic never meets the program's. */
   readonly comm: Intracomm;
+  /** Another duplicate, for the collectives of non-blocking collective accesses (collective-request.ts). */
+  readonly nbComm: Intracomm;
+  readonly collectives: CollectiveQueue;
   readonly rank: number;
   readonly size: number;
   readonly fd: number;
@@ -145,7 +149,7 @@ export class File {
     const hints = readHints(info, hostOf);
     const window = new FileWindow(c);
     const state: OpenFile = {
-      comm: c, rank: c.Get_rank(), size: c.Get_size(), fd, fdReads, filename, amode, hints,
+      comm: c, nbComm: c.Dup(), collectives: new CollectiveQueue(), rank: c.Get_rank(), size: c.Get_size(), fd, fdReads, filename, amode, hints,
       aggregators: chooseAggregators(hostOf, hints.cbNodes), hostOf, view: FileView.initial(),
       position: 0, atomic: false, window, split: null,
     };
@@ -163,6 +167,8 @@ export class File {
   Close(): void {
     const s = this.live('Close');
     if (s.split !== null) this.fail('Close', ErrorClass.ERR_OTHER, `${s.split.call} was begun and not ended`);
+    s.collectives.drain();
+    s.nbComm.Free();
     s.comm.Barrier();
     s.window.free();
     try {

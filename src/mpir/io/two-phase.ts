@@ -5,6 +5,29 @@ import type { OpenFile } from './file.js';
 import { readFully, writeFully } from './independent.js';
 import { IOFailure, ioClassOf, ioMessage } from './os-errors.js';
 import type { Intracomm } from '../comm.js';
+import { STATE_DONE } from '../../mpid/index.js';
+import type { Request } from '../request.js';
+
+/**
+ * A collective access as a list of steps: the generator yields each non-blocking collective it
+ * needs done before it can go on, and returns the result. drive() runs it to the end (the
+ * blocking forms); the non-blocking forms (collective-request.ts) advance it from a progress
+ * hook, one step whenever the one before has completed, so their I-call never waits.
+ */
+export type Steps<T> = Generator<Request<unknown>, T, void>;
+
+/** Runs the steps to the end, waiting for each. */
+export function drive<T>(steps: Steps<T>): T {
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done === true) return r.value;
+    r.value.Wait();
+  }
+}
+
+/** Whether a request a step yielded has completed (without driving progress: a hook must not re-enter it). */
+export function stepDone(r: Request<unknown>): boolean {
+  return r.core === null || r.core.state === STATE_DONE;
+}
 
 /**
  * Two-phase collective I/O, as ROMIO does it (Thakur, Gropp, Lusk 1999). The file range the
@@ -35,7 +58,7 @@ interface Plan {
 }
 
 /** Splits this rank's access (stream bytes [start, start + length)) into pieces by round and aggregator; null when nobody accesses anything. */
-function plan(s: OpenFile, start: number, length: number): Plan | null {
+function* plan(s: OpenFile, comm: Intracomm, start: number, length: number): Steps<Plan | null> {
   const lo = Float64Array.of(Infinity, -Infinity);
   const blocks: number[] = [];
   s.view.forEachBlock(start, start + length, (off, pos, len) => {
@@ -45,7 +68,7 @@ function plan(s: OpenFile, start: number, length: number): Plan | null {
   });
   const mine = Float64Array.of(-(lo[0] === Infinity ? Number.MAX_VALUE : lo[0]!), lo[1] === -Infinity ? -Number.MAX_VALUE : lo[1]!);
   const all = new Float64Array(2);
-  s.comm.Allreduce(mine, all, Ops.MAX);
+  yield comm.Iallreduce(mine, all, Ops.MAX);
   const gLo = -all[0]!;
   const gHi = all[1]!;
   if (!(gHi > gLo)) return null;
@@ -103,7 +126,7 @@ class Exchange {
 }
 
 /** Sends this round's pieces' metadata to the aggregators; returns what this rank receives as an aggregator. */
-function exchangeMeta(s: OpenFile, pieces: readonly Piece[], out: Exchange, inn: Exchange): { sendMeta: Float64Array; order: Piece[]; recvMeta: Float64Array; inBytes: number } {
+function* exchangeMeta(s: OpenFile, comm: Intracomm, pieces: readonly Piece[], out: Exchange, inn: Exchange): Steps<{ order: Piece[]; recvMeta: Float64Array; inBytes: number }> {
   out.pieceCounts.fill(0);
   out.byteCounts.fill(0);
   const byAgg = pieces.slice().sort((x, y) => s.aggregators[x.agg]! - s.aggregators[y.agg]! || 0);
@@ -119,7 +142,7 @@ function exchangeMeta(s: OpenFile, pieces: readonly Piece[], out: Exchange, inn:
     counts[2 * r + 1] = out.byteCounts[r]!;
   }
   const got = new Int32Array(2 * s.size);
-  s.comm.Alltoall(counts, got);
+  yield comm.Ialltoall(counts, got);
   for (let r = 0; r < s.size; r++) {
     inn.pieceCounts[r] = got[2 * r]!;
     inn.byteCounts[r] = got[2 * r + 1]!;
@@ -131,8 +154,8 @@ function exchangeMeta(s: OpenFile, pieces: readonly Piece[], out: Exchange, inn:
     sendMeta[2 * i + 1] = p.len;
   });
   const recvMeta = new Float64Array(2 * inPieces);
-  s.comm.Alltoallv([sendMeta, out.metaCounts(), out.metaDispls, Datatypes.DOUBLE], [recvMeta, inn.metaCounts(), inn.metaDispls, Datatypes.DOUBLE]);
-  return { sendMeta, order: byAgg, recvMeta, inBytes };
+  yield comm.Ialltoallv([sendMeta, out.metaCounts(), out.metaDispls, Datatypes.DOUBLE], [recvMeta, inn.metaCounts(), inn.metaDispls, Datatypes.DOUBLE]);
+  return { order: byAgg, recvMeta, inBytes };
 }
 
 /** The span [lo, hi) of pieces given as (off, len) pairs, and whether they cover it without gaps. */
@@ -162,14 +185,14 @@ function spanOf(meta: Float64Array): { lo: number; hi: number; whole: boolean } 
 }
 
 /** Collective write of `data` (stream bytes from `start`) through the aggregators. */
-export function collectiveWrite(s: OpenFile, start: number, data: Uint8Array, length: number): void {
-  const p = plan(s, start, length);
+export function* collectiveWrite(s: OpenFile, comm: Intracomm, start: number, data: Uint8Array, length: number): Steps<void> {
+  const p = yield* plan(s, comm, start, length);
   if (p === null) return;
   const out = new Exchange(s.size);
   const inn = new Exchange(s.size);
   const failure = new Failure();
   for (const pieces of p.rounds) {
-    const { order, recvMeta, inBytes } = exchangeMeta(s, pieces, out, inn);
+    const { order, recvMeta, inBytes } = yield* exchangeMeta(s, comm, pieces, out, inn);
     const sendBytes = new Uint8Array(out.byteDispls[s.size - 1]! + out.byteCounts[s.size - 1]!);
     let at = 0;
     for (const piece of order) {
@@ -177,11 +200,11 @@ export function collectiveWrite(s: OpenFile, start: number, data: Uint8Array, le
       at += piece.len;
     }
     const recvBytes = new Uint8Array(inBytes);
-    s.comm.Alltoallv([sendBytes, out.byteCounts, out.byteDispls, Datatypes.BYTE], [recvBytes, inn.byteCounts, inn.byteDispls, Datatypes.BYTE]);
+    yield comm.Ialltoallv([sendBytes, out.byteCounts, out.byteDispls, Datatypes.BYTE], [recvBytes, inn.byteCounts, inn.byteDispls, Datatypes.BYTE]);
     if (recvMeta.length > 0) failure.attempt(() => writeSpan(s, recvMeta, recvBytes));
   }
   // As ROMIO does, the call ends when every aggregator has written, with its error on every rank.
-  failure.agree(s.comm);
+  yield* failure.agree(comm);
 }
 
 /** The first fs error of this rank in a collective call; agree() raises it (or another rank's) on every rank. */
@@ -197,9 +220,9 @@ class Failure {
       this.message = ioMessage(e);
     }
   }
-  agree(comm: Intracomm): void {
+  *agree(comm: Intracomm): Steps<void> {
     const all = new Int32Array(comm.Get_size());
-    comm.Allgather(Int32Array.of(this.errorClass), all);
+    yield comm.Iallgather(Int32Array.of(this.errorClass), all);
     const first = all.findIndex((c) => c !== 0);
     if (first < 0) return;
     throw new IOFailure(all[first]!, this.errorClass !== 0 ? this.message : `rank ${first}'s part of the collective access failed`);
@@ -235,25 +258,25 @@ function writeSpan(s: OpenFile, meta: Float64Array, bytes: Uint8Array): void {
 }
 
 /** Collective read into `target` (stream bytes from `start`) through the aggregators; returns the bytes read before the end of the file. */
-export function collectiveRead(s: OpenFile, start: number, target: Uint8Array, length: number): number {
-  const p = plan(s, start, length);
+export function* collectiveRead(s: OpenFile, comm: Intracomm, start: number, target: Uint8Array, length: number): Steps<number> {
+  const p = yield* plan(s, comm, start, length);
   if (p !== null) {
     const out = new Exchange(s.size);
     const inn = new Exchange(s.size);
     const failure = new Failure();
     for (const pieces of p.rounds) {
-      const { order, recvMeta, inBytes } = exchangeMeta(s, pieces, out, inn);
+      const { order, recvMeta, inBytes } = yield* exchangeMeta(s, comm, pieces, out, inn);
       const reply = new Uint8Array(inBytes);
       if (recvMeta.length > 0) failure.attempt(() => readSpan(s, recvMeta, reply));
       const got = new Uint8Array(out.byteDispls[s.size - 1]! + out.byteCounts[s.size - 1]!);
-      s.comm.Alltoallv([reply, inn.byteCounts, inn.byteDispls, Datatypes.BYTE], [got, out.byteCounts, out.byteDispls, Datatypes.BYTE]);
+      yield comm.Ialltoallv([reply, inn.byteCounts, inn.byteDispls, Datatypes.BYTE], [got, out.byteCounts, out.byteDispls, Datatypes.BYTE]);
       let at = 0;
       for (const piece of order) {
         target.set(got.subarray(at, at + piece.len), piece.pos);
         at += piece.len;
       }
     }
-    failure.agree(s.comm);
+    yield* failure.agree(comm);
   }
   return s.view.bytesBefore(fs.fstatSync(s.fd).size, start, start + length);
 }

@@ -48,7 +48,7 @@ f.Set_view(0, MPI.INT, MPI.INT);
 t.throws(() => f.Write_at(0, new Uint8Array(3)), MPI.ERR_TYPE, /not a whole number of etype MPI_INT/, 'a partial etype');
 t.throws(() => f.Seek(0, 12345), MPI.ERR_ARG, /whence must be/, 'bad whence');
 t.throws(() => f.Seek(-1, MPI.SEEK_SET), MPI.ERR_ARG, /before the start of the view/, 'Seek before the start');
-t.throws(() => f.Iwrite_all(new Int32Array(1)), MPI.ERR_UNSUPPORTED_OPERATION, /^File\.Iwrite_all: .*\(README: Missing\)$/, 'Iwrite_all is not implemented');
+t.throws(() => f.Iwrite_all([new Int32Array(1), 2, MPI.INT]), MPI.ERR_BUFFER, /^File\.Iwrite_all: buf: /, 'Iwrite_all of more than the buffer holds');
 t.throws(() => f.Write_all_end(new Int32Array(1)), MPI.ERR_OTHER, /no Write_all_begin is pending/, 'an end without a begin');
 t.throws(() => f.Set_errhandler(MPI.Comm.Create_errhandler(() => {})), MPI.ERR_ARG, /made for a communicator/, 'a communicator\'s handler on a file');
 
