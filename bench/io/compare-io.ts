@@ -5,7 +5,7 @@
  * prints one markdown table (MB/s, best run of each side).
  *
  *   npx tsc -p tsconfig.json && node scripts/bundle.mjs
- *   node dist/bench/io/compare-io.js [-n RANKS] [--bytes PER_RANK] [--repeat N] [--blocks 4096,65536,1048576] [--dir DIR]
+ *   node dist/bench/io/compare-io.js [-n RANKS] [--bytes PER_RANK] [--repeat N] [--runs R] [--blocks 4096,65536,1048576] [--dir DIR]
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,6 +22,7 @@ function opt(name: string, fallback: string): string {
 const ranks = opt('-n', '4');
 const perRank = opt('--bytes', String(8 << 20));
 const repeat = opt('--repeat', '3');
+const runs = opt('--runs', '2');
 const blocks = opt('--blocks', '4096,65536,1048576').split(',');
 const dir = opt('--dir', os.tmpdir());
 
@@ -44,7 +45,7 @@ if (built.status !== 0) {
 
 /** Runs one side; returns its rows by "op block". */
 function side(command: string, argv: string[], file: string): Map<string, number> {
-  const r = spawnSync(command, [...argv, file, perRank, '1', ...blocks], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+  const r = spawnSync(command, [...argv, file, perRank, repeat, ...blocks], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
   if (r.status !== 0) throw new Error(`${command} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   const rows = new Map<string, number>();
   for (const line of r.stdout.split('\n')) {
@@ -58,7 +59,7 @@ const best = { tsmpi: new Map<string, number>(), romio: new Map<string, number>(
 const keep = (into: Map<string, number>, rows: Map<string, number>): void => {
   for (const [k, v] of rows) into.set(k, Math.max(into.get(k) ?? 0, v));
 };
-for (let r = 0; r < Number(repeat); r++) {
+for (let r = 0; r < Number(runs); r++) {
   keep(best.tsmpi, side(process.execPath, [path.join(ROOT, 'dist', 'bin', 'tsmpiexec.js'), '--timeout', '300', '-n', ranks,
     process.execPath, path.join(ROOT, 'dist', 'bench', 'io', 'io-bench.js')], path.join(dir, `tsmpi-io-${process.pid}-t`)));
   keep(best.romio, side(hydra, ['-n', ranks, exe], path.join(dir, `tsmpi-io-${process.pid}-m`)));
@@ -66,7 +67,7 @@ for (let r = 0; r < Number(repeat); r++) {
 fs.rmSync(exe, { force: true });
 
 const lines = [
-  `Strided file I/O, ${ranks} ranks, ${Number(perRank) >> 20} MiB per rank, each rank every ${ranks}th block; MB/s (best of ${repeat}), files in ${dir}`,
+  `Strided file I/O, ${ranks} ranks, ${Number(perRank) >> 20} MiB per rank, each rank every ${ranks}th block; MB/s (best of ${runs} runs x ${repeat} timed accesses, after a warm-up), files in ${dir}`,
   '',
   '| Access | Block | tsmpi | MPICH ROMIO | tsmpi/ROMIO |',
   '|---|---:|---:|---:|---:|',

@@ -3,7 +3,7 @@
  * owns every P-th block of BLOCK bytes of one file and writes then reads its blocks
  * collectively (Write_at_all / Read_at_all, two-phase through the aggregators) and
  * independently (Write_at / Read_at, one pwrite/pread per block). Rows "op block MB/s": the
- * job's bytes over the slowest rank's time, best of REPEAT runs.
+ * job's bytes over the slowest rank's time, best of REPEAT runs after one untimed warm-up run.
  *   node dist/bin/tsmpiexec.js -n 4 node dist/bench/io/io-bench.js FILE PER_RANK_BYTES REPEAT BLOCK...
  */
 import { type File, MPI } from '../../src/index.js';
@@ -43,6 +43,7 @@ for (const b of blocks) {
   const data = buf.subarray(0, nblocks * block);
   for (let op = 0; op < 4; op++) {
     let best = Infinity;
+    run(f, op, data); // warm-up, untimed
     for (let r = 0; r < repeat; r++) best = Math.min(best, run(f, op, data));
     if (rank === 0) process.stdout.write(`${ops[op]} ${block} ${(nblocks * block * size / best / 1e6).toFixed(1)}\n`);
   }

@@ -3,7 +3,7 @@
  * BLOCK bytes of one file (a vector filetype, resized so the ranks' tiles interleave), and
  * writes then reads its blocks collectively (MPI_File_write_at_all / read_at_all) and
  * independently (write_at / read_at). Prints "op block MB/s" rows: the job's bytes over the
- * slowest rank's time, best of REPEAT runs. Usage: io_bench FILE PER_RANK_BYTES REPEAT BLOCK...
+ * slowest rank's time, best of REPEAT runs after one untimed warm-up run. Usage: io_bench FILE PER_RANK_BYTES REPEAT BLOCK...
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -46,6 +46,7 @@ int main(int argc, char **argv) {
     MPI_File_set_view(fh, (MPI_Offset)rank * block, MPI_BYTE, ft, "native", MPI_INFO_NULL);
     for (int op = 0; op < 4; op++) {
       double best = 1e30;
+      run(fh, op, buf, nblocks * block); /* warm-up, untimed */
       for (int r = 0; r < repeat; r++) {
         double t = run(fh, op, buf, nblocks * block);
         if (t < best) best = t;

@@ -132,7 +132,51 @@ for (const [form, write, read] of forms) {
   const st = new MPI.Status();
   f.Read_at_all(0, back, st);
   t.equal(st.Get_count(MPI.INT), rank === size - 1 ? BLOCK : Math.min(N, BLOCK), 'Read_at_all past the end: the ints found');
+  // Independent reads sieve small strided runs (one read of their span): the end of the file still cuts them.
+  f.Sync();
+  back.fill(0);
+  f.Read_at(0, back, st);
+  t.equal(st.Get_count(MPI.INT), BLOCK, 'Read_at past the end: the ints found');
+  t.check(back.subarray(0, BLOCK).every((v, i) => v === mine[i]), 'Read_at past the end: the ints before it');
   f.Close();
+}
+
+// A subarray filetype: each rank a column block of a 2-D array of ints (ROWS x size*COLS).
+{
+  const ROWS = 6;
+  const COLS = 3;
+  const f = fresh();
+  const sub = MPI.INT.Create_subarray([ROWS, size * COLS], [ROWS, COLS], [0, rank * COLS]).Commit();
+  f.Set_view(0, MPI.INT, sub);
+  const part = Int32Array.from({ length: ROWS * COLS }, (_, i) => 100 * rank + i);
+  f.Write_all(part);
+  f.Sync();
+  const expected = new Int32Array(ROWS * size * COLS);
+  for (let r = 0; r < ROWS; r++) {
+    for (let c = 0; c < size * COLS; c++) expected[r * size * COLS + c] = 100 * Math.floor(c / COLS) + r * COLS + (c % COLS);
+  }
+  checkFile(expected, 'Write_all through a subarray filetype');
+  const back = new Int32Array(ROWS * COLS);
+  f.Read_at(0, back);
+  t.check(back.every((v, i) => v === part[i]), 'Read_at through a subarray filetype');
+  sub.Free();
+  f.Close();
+}
+
+// MODE_SEQUENTIAL (shared pointer only) and MODE_APPEND (pointers start at the end).
+{
+  const f = fresh();
+  f.Set_view(0, MPI.BYTE, MPI.BYTE);
+  f.Write_ordered(new Uint8Array(2).fill(rank + 1));
+  f.Close();
+  const seq = MPI.File.Open(world, name, MPI.MODE_WRONLY | MPI.MODE_SEQUENTIAL | MPI.MODE_APPEND);
+  t.equal(seq.Get_position_shared(), 2 * size, 'MODE_APPEND: the shared pointer starts at the end');
+  t.throws(() => seq.Write_at(0, new Uint8Array(1)), MPI.ERR_UNSUPPORTED_OPERATION, /MODE_SEQUENTIAL/, 'MODE_SEQUENTIAL refuses Write_at');
+  seq.Write_ordered(Uint8Array.of(50 + rank));
+  seq.Close();
+  world.Barrier();
+  const bytes = fs.readFileSync(name);
+  t.check(bytes.length === 3 * size && bytes.subarray(2 * size).every((b, r) => b === 50 + r), `MODE_SEQUENTIAL|MODE_APPEND appends in rank order: ${[...bytes]}`);
 }
 
 // A non-contiguous memory type: every other int of a buffer twice as long.
