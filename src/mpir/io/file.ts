@@ -265,6 +265,15 @@ export class File {
     return info;
   }
 
+  // mpi4py's properties.
+  get amode(): number { return this.Get_amode(); }
+  get atomicity(): boolean { return this.Get_atomicity(); }
+  get group(): Group { return this.Get_group(); }
+  get group_size(): number { return this.live('group_size').size; }
+  get group_rank(): number { return this.live('group_rank').rank; }
+  get info(): Info { return this.Get_info(); }
+  get size(): number { return this.Get_size(); }
+
   // ------------------------------------------------------------------ views and pointers
 
   /** Collective: the view from `disp` (bytes), in etypes, through filetype; resets both file pointers to 0. */

@@ -272,6 +272,7 @@ for (const [form, write, read] of forms) {
   f.Preallocate(4096);
   t.equal(f.Get_size(), 4096, 'Preallocate grows');
   t.equal(f.Get_amode(), MPI.MODE_RDWR | MPI.MODE_CREATE, 'Get_amode');
+  t.check(f.amode === f.Get_amode() && f.size === 4096 && f.group_size === size && f.group_rank === rank, 'mpi4py\'s properties');
   t.equal(f.Get_group().Compare(world.Get_group()), MPI.IDENT, 'Get_group');
   const hints = f.Get_info();
   t.equal(hints.Get('cb_buffer_size'), small ? '64' : String(16 * 1024 * 1024), 'Get_info cb_buffer_size');
