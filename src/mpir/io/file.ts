@@ -21,7 +21,7 @@ import { chooseAggregators, readHints, type Hints } from './hints.js';
 import { ioClassOf, ioMessage } from './os-errors.js';
 import { FileView, viewProblem } from './view.js';
 
-/** @internal Everything an open file holds; null once closed. */
+/** Everything an open file holds (File.state; null once closed). Not part of the API: src/mpir/io only. */
 export interface OpenFile {
   /** A private duplicate of the communicator the file was opened on: the file's traffic never meets the program's. */
   readonly comm: Intracomm;
