@@ -96,6 +96,7 @@ describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', {
     ['h1,h2', 4, 'io/access', [], []],
     ['h1:2,h2', 3, 'io/access', ['small'], []],
     ['h1,h2,h3', 3, 'io/atomic', ['collective'], []],
+    ['h1:2,h2:2', 4, 'io/aggregation', [], []],
   ];
   for (const [list, n, name, args, env] of [...cases, ...windowCases]) {
     const skip = windowCases.some((c) => c[2] === name) ? noWindows : false;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { OpenFile } from './file.js';
+import { ioCounts } from './io-counts.js';
 
 /**
  * Independent access: the file runs of an access, each read or written with one positional
@@ -10,6 +11,8 @@ import type { OpenFile } from './file.js';
 export function writeFully(fd: number, data: Uint8Array, pos: number, len: number, off: number): void {
   while (len > 0) {
     const n = fs.writeSync(fd, data, pos, len, off);
+    ioCounts.writes++;
+    ioCounts.writeBytes += n;
     pos += n;
     off += n;
     len -= n;
@@ -21,6 +24,8 @@ export function readFully(fd: number, target: Uint8Array, pos: number, len: numb
   let got = 0;
   while (got < len) {
     const n = fs.readSync(fd, target, pos + got, len - got, off + got);
+    ioCounts.reads++;
+    ioCounts.readBytes += n;
     if (n === 0) break;
     got += n;
   }
