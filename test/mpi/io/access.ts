@@ -213,6 +213,26 @@ for (const [form, write, read] of forms) {
   f.Close();
 }
 
+// external32 through a collective access with a non-contiguous memory type (doubles, every other one).
+{
+  const f = fresh();
+  f.Set_view(rank * 24, MPI.DOUBLE, MPI.DOUBLE.Create_vector(3, 1, 1).Create_resized(0, 24 * size).Commit(), 'external32');
+  const spread = Float64Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? rank + i / 8 : -1));
+  const every2 = MPI.DOUBLE.Create_vector(3, 1, 2).Commit();
+  f.Write_all([spread, 1, every2]);
+  f.Sync();
+  world.Barrier();
+  const raw = fs.readFileSync(name);
+  t.check([0, 1, 2].every((k) => raw.readDoubleBE(rank * 24 + 8 * k) === rank + (2 * k) / 8), 'external32 Write_all: big-endian doubles in the file');
+  const back = new Float64Array(6).fill(7);
+  f.Seek(0);
+  f.Read_all([back, 1, every2]);
+  t.check([0, 1, 2].every((k) => back[2 * k] === spread[2 * k] && back[2 * k + 1] === 7), `external32 Read_all into a vector: ${back.join(',')}`);
+  every2.Free();
+  f.Get_view()[2].Free();
+  f.Close();
+}
+
 // Shared and ordered pointers on a byte view.
 {
   const f = fresh();

@@ -31,6 +31,12 @@ t.throws(() => MPI.File.Open(world, dir, MPI.MODE_RDWR), MPI.ERR_BAD_FILE, /cann
 t.throws(() => MPI.File.Open(null as never, name), MPI.ERR_COMM, /comm must be an intracommunicator/, 'comm null');
 t.throws(() => MPI.File.Delete(missing), MPI.ERR_NO_SUCH_FILE, /^File\.Delete: cannot delete/, 'Delete of a missing file');
 
+// Open is collective: an amode that differs between ranks is refused on every rank.
+if (world.size > 1) {
+  t.throws(() => MPI.File.Open(world, name, rank === 0 ? MPI.MODE_RDWR | MPI.MODE_CREATE : MPI.MODE_WRONLY | MPI.MODE_CREATE),
+    MPI.ERR_NOT_SAME, /^File\.Open: amode \d+ differs from rank \d+'s/, 'amode differing between ranks');
+}
+
 // MODE_EXCL: the second creation fails on every rank.
 const f = MPI.File.Open(world, name, MPI.MODE_CREATE | MPI.MODE_EXCL | MPI.MODE_WRONLY);
 t.equal(f.Get_errhandler(), MPI.ERRORS_RETURN, 'a new file takes FILE_NULL\'s handler');
