@@ -67,7 +67,7 @@ for (let r = 0; r < Number(runs); r++) {
 fs.rmSync(exe, { force: true });
 
 const lines = [
-  `Strided file I/O, ${ranks} ranks, ${Number(perRank) >> 20} MiB per rank, each rank every ${ranks}th block; MB/s (best of ${runs} runs x ${repeat} timed accesses, after a warm-up), files in ${dir}`,
+  `Strided file I/O, ${ranks} ranks, ${Number(perRank) >> 20} MiB per rank, each rank one block in ${ranks}; MB/s (best of ${runs} runs x ${repeat} timed accesses, after a warm-up), files in ${dir}`,
   '',
   '| Access | Block | tsmpi | MPICH ROMIO | tsmpi/ROMIO |',
   '|---|---:|---:|---:|---:|',
