@@ -206,6 +206,7 @@ export class File {
     const s = this.live('Set_size');
     this.sizeArg('Set_size', size);
     if (s.amode & MODE_SEQUENTIAL) this.fail('Set_size', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'a MODE_SEQUENTIAL file cannot be resized');
+    if (s.amode & MODE_RDONLY) this.fail('Set_size', ErrorClass.ERR_READ_ONLY, 'the file was opened MPI.MODE_RDONLY');
     this.sameOnAll(s, 'Set_size', 'size', size);
     this.onRankZero(s, 'Set_size', () => fs.ftruncateSync(s.fd, size));
   }
@@ -219,6 +220,7 @@ export class File {
     const s = this.live('Preallocate');
     this.sizeArg('Preallocate', size);
     if (s.amode & MODE_SEQUENTIAL) this.fail('Preallocate', ErrorClass.ERR_UNSUPPORTED_OPERATION, 'a MODE_SEQUENTIAL file cannot be preallocated');
+    if (s.amode & MODE_RDONLY) this.fail('Preallocate', ErrorClass.ERR_READ_ONLY, 'the file was opened MPI.MODE_RDONLY');
     this.sameOnAll(s, 'Preallocate', 'size', size);
     this.onRankZero(s, 'Preallocate', () => {
       if (fs.fstatSync(s.fd).size < size) fs.ftruncateSync(s.fd, size);

@@ -173,6 +173,10 @@ for (const [form, write, read] of forms) {
   t.equal(seq.Get_position_shared(), 2 * size, 'MODE_APPEND: the shared pointer starts at the end');
   t.throws(() => seq.Write_at(0, new Uint8Array(1)), MPI.ERR_UNSUPPORTED_OPERATION, /MODE_SEQUENTIAL/, 'MODE_SEQUENTIAL refuses Write_at');
   seq.Write_ordered(Uint8Array.of(50 + rank));
+  // DISPLACEMENT_CURRENT: the view starts where the shared pointer is.
+  seq.Set_view(MPI.DISPLACEMENT_CURRENT, MPI.BYTE, MPI.BYTE);
+  t.equal(seq.Get_view()[0], 3 * size, 'Set_view(DISPLACEMENT_CURRENT) starts at the shared pointer');
+  t.equal(seq.Get_position_shared(), 0, 'Set_view resets the shared pointer');
   seq.Close();
   world.Barrier();
   const bytes = fs.readFileSync(name);
@@ -264,6 +268,33 @@ for (const [form, write, read] of forms) {
   f.Sync();
   const tail = fs.readFileSync(name).subarray(total);
   t.check([...tail].sort().join() === Array.from({ length: size }, (_, r) => 100 + r).sort().join(), `Write_shared: each rank's byte once: ${[...tail]}`);
+  // The split ordered forms, and Seek_shared relative to the pointer.
+  f.Seek_shared(0);
+  f.Seek_shared(total + size, MPI.SEEK_CUR);
+  f.Write_ordered_begin(Uint8Array.of(200 + rank));
+  f.Write_ordered_end(Uint8Array.of(0));
+  t.equal(f.Get_position_shared(), total + 2 * size, 'Write_ordered_begin/end moves the shared pointer');
+  f.Seek_shared(total + size);
+  const mineBack = new Uint8Array(1);
+  const split = new MPI.Status();
+  f.Read_ordered_begin(mineBack);
+  f.Read_ordered_end(mineBack, split);
+  t.check(mineBack[0] === 200 + rank && split.Get_count(MPI.BYTE) === 1, `Read_ordered_begin/end reads this rank's byte: ${mineBack[0]}`);
+  // The non-blocking shared forms.
+  f.Seek_shared(total);
+  world.Barrier();
+  const iread = new Uint8Array(1);
+  const ist = new MPI.Status();
+  f.Iread_shared(iread).Wait(ist);
+  t.equal(ist.Get_count(MPI.BYTE), 1, 'Iread_shared: status count');
+  const iseen = new Uint8Array(size);
+  world.Allgather(iread, iseen);
+  t.check([...iseen].sort().join() === [...tail].sort().join(), 'Iread_shared: every byte read once');
+  world.Barrier();
+  f.Seek_shared(total + 2 * size);
+  f.Iwrite_shared(Uint8Array.of(150 + rank)).Wait();
+  world.Barrier();
+  t.equal(f.Get_position_shared(), total + 3 * size, 'Iwrite_shared moves the shared pointer');
   f.Seek_shared(total);
   const one = new Uint8Array(1);
   f.Read_shared(one);

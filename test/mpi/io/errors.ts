@@ -74,6 +74,8 @@ t.throws(() => MPI.FILE_NULL.Get_amode(), MPI.ERR_FILE, /FILE_NULL is no open fi
 const r = MPI.File.Open(world, name, MPI.MODE_RDONLY);
 t.throws(() => r.Write_at(0, new Uint8Array(4)), MPI.ERR_READ_ONLY, /^File\.Write_at: the file was opened MPI\.MODE_RDONLY/, 'writing a RDONLY file');
 t.throws(() => r.Set_size(-1), MPI.ERR_ARG, /size must be a non-negative integer/, 'Set_size(-1)');
+t.throws(() => r.Set_size(10), MPI.ERR_READ_ONLY, /^File\.Set_size: the file was opened MPI\.MODE_RDONLY/, 'Set_size of a RDONLY file');
+t.throws(() => r.Preallocate(10), MPI.ERR_READ_ONLY, /^File\.Preallocate: /, 'Preallocate of a RDONLY file');
 r.Close();
 
 // Permission: a file nobody may read (root reads anything, so only as another user).
