@@ -22,6 +22,8 @@ interface Access {
 export class CollectiveQueue implements ProgressHook {
   private readonly queue: Access[] = [];
   private hooked = false;
+  /** Set while a step runs: a step that waits (atomic mode's Win.Lock) drives progress, which must not run a step again. */
+  private running = false;
 
   /** Starts an access: its first step runs now, the rest from the hook. */
   start(steps: Steps<number>, request: CollectiveFileRequest): void {
@@ -34,6 +36,16 @@ export class CollectiveQueue implements ProgressHook {
   }
 
   advance(): number {
+    if (this.running) return 0;
+    this.running = true;
+    try {
+      return this.steps();
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private steps(): number {
     let moved = 0;
     while (this.queue.length > 0) {
       const a = this.queue[0]!;
