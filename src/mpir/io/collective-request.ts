@@ -1,4 +1,4 @@
-import { STATE_DONE, type CoreRequest, type ProgressHook } from '../../mpid/index.js';
+import { STATE_DONE, type CoreRequest } from '../../mpid/index.js';
 import { Request } from '../request.js';
 import { runtime } from '../runtime.js';
 import type { Status } from '../status.js';
@@ -17,9 +17,10 @@ interface Access {
  * request, a blocking call), the first access in the queue takes its next step if the
  * collective it waits for has completed. Accesses of one file run one after the other, in the
  * order they were started, which every rank shares, so their collectives (on a communicator of
- * their own, never the blocking calls') are started in the same order everywhere.
+ * their own, never the blocking calls') are started in the same order everywhere. (It is an
+ * mpid ProgressHook by shape; naming the type here would put mpid in the public declarations.)
  */
-export class CollectiveQueue implements ProgressHook {
+export class CollectiveQueue {
   private readonly queue: Access[] = [];
   private hooked = false;
   /** Set while a step runs: a step that waits (atomic mode's Win.Lock) drives progress, which must not run a step again. */
