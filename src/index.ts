@@ -4,7 +4,7 @@
  */
 export {
   MPI, Comm, Intracomm, Group, MPIException, Errhandler, Status, Request, Prequest, Message, Datatype,
-  Info, Intercomm, Win, Cartcomm, Graphcomm, Distgraphcomm, Session, type CopyFn, type DeleteFn, type ErrhandlerFunction,
+  Info, Intercomm, Win, File, Cartcomm, Graphcomm, Distgraphcomm, Session, type CopyFn, type DeleteFn, type ErrhandlerFunction,
 } from './mpir/index.js';
 export { Op, IN_PLACE } from './mpir/index.js';
 /** The argument and result types of the public API (src/mpir/types.ts). */

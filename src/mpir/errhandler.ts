@@ -6,8 +6,7 @@ import { runtime } from './runtime.js';
 
 /**
  * The kind of object a user handler was made for: Comm.Create_errhandler makes one for
- * communicators. A handler for files (File.Create_errhandler) exists, and is refused by every
- * object tsmpi has until MPI.File can be opened (issue 18).
+ * communicators, File.Create_errhandler for files, and so on; each goes on its kind only.
  */
 export type HandlerObject = 'communicator' | 'window' | 'session' | 'file';
 

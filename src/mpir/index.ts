@@ -14,6 +14,7 @@ export { Request, Prequest, Message, type ObjectRequest, type Yield } from './re
 export { Datatype } from './datatype.js';
 export { Info } from './info.js';
 export { Win } from './rma/win.js';
+export { File } from './file.js';
 export { Intercomm } from './intercomm.js';
 export { Cartcomm, Graphcomm, Distgraphcomm } from './topo/index.js';
 export type { AttrKind, CopyFn, DeleteFn } from './attributes.js';

@@ -11,7 +11,7 @@ import { drainBeforeStop } from './comm-manage.js';
 import { describe } from './buffer.js';
 import { reduceLocal } from './reduce-local.js';
 import { Session } from './session.js';
-import { File } from './file.js';
+import { File, FILE_NULL, fileConstants } from './file.js';
 import { dynamicProcessCalls } from './dynamic.js';
 import { Grequest } from './comm-missing.js';
 import './idup.js';
@@ -220,6 +220,8 @@ export const MPI = {
   Get_hw_resource_info: unsupportedCall('MPI.Get_hw_resource_info', UNSUPPORTED.hwInfo),
   Register_datarep: unsupportedCall('MPI.Register_datarep', UNSUPPORTED.io),
   File,
+  FILE_NULL,
+  ...fileConstants,
   Grequest,
   ...dynamicProcessCalls,
   Reduce_local: (inbuf: BufSpec, inoutbuf: BufSpec, op: Op = Ops.SUM): void => {

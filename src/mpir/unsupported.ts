@@ -7,8 +7,8 @@ import { MPIException } from './exception.js';
  * (test/docs/api-names.test.ts keeps the two in step: every call here raises and is listed).
  */
 export const UNSUPPORTED = {
-  /** Parallel I/O (issue 18). */
-  io: 'MPI-IO is not implemented yet: MPI.File, its operations and data representations',
+  /** User data representations of MPI-IO (issue 18): files take native, internal and external32. */
+  io: 'user data representations are not implemented; File.Set_view takes native, internal and external32',
   /** Dynamic processes (issue 18). */
   dynamic: 'dynamic processes are not implemented yet (Spawn, ports, name publishing, Join)',
   /** MPI-4.1's buffers of one communicator or session, beside MPI.Attach_buffer's. */

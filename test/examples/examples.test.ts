@@ -150,6 +150,18 @@ describe('examples', () => {
     });
   }
 
+  for (const n of [2, 4]) {
+    it(`io.js: a matrix written by columns through views, a log in rank order (${n} ranks)`, { timeout: LIMIT_MS }, async () => {
+      const r = await example('io.js', n);
+      // Element (row, c) is row * 100 + c for 4 rows and 2n columns.
+      let sum = 0;
+      for (let row = 0; row < 4; row++) for (let c = 0; c < 2 * n; c++) sum += row * 100 + c;
+      hasLine(r, `matrix 4 x ${2 * n} written by ${n} ranks: sum ${sum}, every rank read its columns back: true`);
+      hasLine(r, `log: ${Array.from({ length: n }, (_, k) => `rank ${k} of ${n}`).join('; ')}`);
+      assert.equal(lines(r).length, 2, r.stdout);
+    });
+  }
+
   // typed.ts: compiled by the project's tsc (tsconfig includes examples/) to dist/examples/typed.js.
   function checkTyped(r: RunResult, n: number): void {
     assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);

@@ -92,6 +92,12 @@ describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', {
     ['h1,h2', 4, 'queue/queue', ['lockfree', '60', '10'], []],
     ['h1,h2,h3', 3, 'queue/queue', ['element-lock', '20', '5'], []],
     ['h1:2,h2', 3, 'queue/queue', ['central-lock'], []],
+    // MPI.File: one file on the filesystem every emulated host sees (/tmp), strided views and
+    // two-phase aggregators on each host, the shared pointer and atomic mode's mutex in a window.
+    ['h1,h2', 4, 'io/access', [], []],
+    ['h1:2,h2', 3, 'io/access', ['small'], []],
+    ['h1,h2,h3', 3, 'io/atomic', ['collective'], []],
+    ['h1:2,h2:2', 4, 'io/aggregation', [], []],
   ];
   for (const [list, n, name, args, env] of [...cases, ...windowCases]) {
     const skip = windowCases.some((c) => c[2] === name) ? noWindows : false;

@@ -3,6 +3,7 @@ import { ENGINE_PVARS, sentThroughPvars } from '../../mpid/engine-pvars.js';
 import type { PvarClass, PvarSpec, PvarTable } from '../../mpid/pvars.js';
 import { OSC_PVARS, oscCounters } from '../../osc/index.js';
 import { COLL_PVARS, collCounts } from '../coll/algorithm-counts.js';
+import { IO_PVARS, ioCounts } from '../io/io-counts.js';
 import { toolsWorld } from './world-binding.js';
 
 /** A performance variable as MPI.T shows it: its declaration, its category and how to read it now. */
@@ -57,6 +58,7 @@ export function pvarList(): readonly Pvar[] {
   }
   table(OSC_PVARS, () => oscCounters);
   table(COLL_PVARS, () => collCounts);
+  table(IO_PVARS, () => ioCounts);
   all = list;
   return list;
 }
