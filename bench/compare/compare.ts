@@ -24,8 +24,8 @@
  * --launch passes arguments to tsmpiexec for the tsmpi side, e.g. a ch_sci configuration
  * (`--launch "--sci-nodes 2"` or `--launch "-x TSMPI_DEVICE=sci"`); the report names them.
  * Point to point (latency, bw) runs on 2 ranks; the collectives (barrier, bcast, reduce,
- * allreduce, allgather, alltoall, gather, scatter, bcast_persistent, allreduce_persistent (MPI-4's persistent
- * collectives: Start + Wait of a request made once per size), or `coll` for all ten: bench/osu/coll.ts
+ * allreduce, allgather, alltoall, gather, scatter, or `coll` for all eight; bcast_persistent and
+ * allreduce_persistent, MPI-4's persistent collectives, or `persistent` for both: bench/osu/coll.ts
  * against osu_coll.c, OMB's method and average latency across ranks) on -n ranks (default 4).
  * Defaults: sizes 0:1048576 for point to point (OMB's largest; osu_bw starts at 1) and
  * 1:1048576 for collectives (OMB's collective default); OMB's iteration counts (latency and
@@ -99,9 +99,11 @@ interface Settings {
 
 const POINT_TO_POINT = ['latency', 'bw', 'bibw', 'mbw_mr'] as const;
 const ONE_SIDED = ['put_latency', 'get_latency', 'put_bw', 'get_bw', 'acc_latency', 'fop_latency', 'cas_latency'] as const;
-const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'alltoall', 'gather', 'scatter',
-  'bcast_persistent', 'allreduce_persistent'] as const;
-type Bench = (typeof POINT_TO_POINT)[number] | (typeof COLLECTIVES)[number] | (typeof ONE_SIDED)[number];
+const COLLECTIVES = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'alltoall', 'gather', 'scatter'] as const;
+/** MPI-4's persistent collectives (OMB's collective/persistent): Start + Wait of a request made once per size. */
+const PERSISTENT = ['bcast_persistent', 'allreduce_persistent'] as const;
+type Bench = (typeof POINT_TO_POINT)[number] | (typeof COLLECTIVES)[number] | (typeof PERSISTENT)[number] |
+  (typeof ONE_SIDED)[number];
 
 interface BenchInfo {
   readonly program: string; // osu_latency
@@ -120,7 +122,7 @@ interface BenchInfo {
 
 const LOWER = 'lower is better; ratio = tsmpi / MPICH, above 1 means tsmpi is slower';
 
-function collective(name: (typeof COLLECTIVES)[number]): BenchInfo {
+function collective(name: (typeof COLLECTIVES)[number] | (typeof PERSISTENT)[number]): BenchInfo {
   return {
     program: `osu_${name}`, source: 'osu_coll.c', collective: true, sizeless: name === 'barrier',
     unit: 'Avg Latency (us)', cFlags: [`-DOSU_${name.toUpperCase()}`], best: Math.min, better: LOWER,
@@ -188,8 +190,9 @@ const USAGE = `usage: node dist/bench/compare/compare.js [options]
                       ${OVERSUBSCRIBED_WARMUP} for collectives on more ranks than CPUs)
   --window N          osu_bw, osu_bibw and osu_mbw_mr window, passed as -W (default 64)
   --bench LIST        comma-separated: latency, bw, bibw, mbw_mr, ${COLLECTIVES.join(', ')},
-                      or coll for all collectives, ${ONE_SIDED.join(', ')}, or rma for
-                      all one-sided ones (default latency,bw)
+                      or coll for all of them, ${PERSISTENT.join(', ')}, or persistent for
+                      both, ${ONE_SIDED.join(', ')}, or rma for all one-sided ones
+                      (default latency,bw)
   -n, --ranks N       ranks for the collectives (default 4, across hosts one per host; point to
                       point always runs on 2)
   --repeat N          runs per side, alternating tsmpi and MPICH; the table shows the best
@@ -287,10 +290,11 @@ function parseArgs(argv: readonly string[]): Settings {
       case '--bench': {
         const list: Bench[] = [];
         for (const b of (value() ?? '').split(',').filter((x) => x !== '')) {
-          const names: readonly string[] = b === 'coll' ? COLLECTIVES : b === 'rma' ? ONE_SIDED : [b];
+          const names: readonly string[] = b === 'coll' ? COLLECTIVES : b === 'persistent' ? PERSISTENT : b === 'rma' ? ONE_SIDED : [b];
           for (const name of names) {
             if (!Object.hasOwn(BENCHES, name)) {
-              fail(2, `--bench takes latency, bw, ${COLLECTIVES.join(', ')}, coll, ${ONE_SIDED.join(', ')} or rma, got ${JSON.stringify(b)}`);
+              fail(2, `--bench takes latency, bw, ${COLLECTIVES.join(', ')}, coll, ${PERSISTENT.join(', ')}, persistent, ` +
+                `${ONE_SIDED.join(', ')} or rma, got ${JSON.stringify(b)}`);
             }
             if (!list.includes(name as Bench)) list.push(name as Bench);
           }

@@ -69,6 +69,20 @@ describe('bench/compare collectives', () => {
       assert.ok(Math.abs(Number(ratio) - Number(ours) / Number(theirs)) < 0.01 * Number(ratio) + 0.01, `ratio ${ratio}`);
     }
   });
+  it('compare.js --bench persistent -n 2: Start + Wait of Bcast_init and Allreduce_init on both sides, with ratios', { skip, timeout: 60_000 }, async () => {
+    const r = await run(node, [COMPARE, '--bench', 'persistent', '-n', '2', '--sizes', '8:16', '--iterations', '20', '--warmup', '2',
+      '--repeat', '1', '--timeout', '30'], 50_000, { cwd: ROOT });
+    assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    const found = sections(r.stdout);
+    assert.deepEqual([...found.keys()], ['osu_bcast_persistent', 'osu_allreduce_persistent', 'Collectives']);
+    for (const program of ['osu_bcast_persistent', 'osu_allreduce_persistent']) {
+      const section = found.get(program)!;
+      assert.match(section.find((l) => l.startsWith('  - OSU')) ?? '', /Persistent (Broadcast|Allreduce) Latency Test/, section.join('\n'));
+      const rows = tableRows(section, '| Size (B) | tsmpi (µs) | MPICH (µs) | ratio tsmpi/MPICH |');
+      assert.deepEqual(rows.map((c) => c[0]), ['8', '16'], `${program} rows`);
+      for (const [, ours, theirs] of rows) assert.ok(CELL.test(ours!) && CELL.test(theirs!), `${program}: ${ours} ${theirs}`);
+    }
+  });
   it('compare.js --bench coll -n 2: one table per collective, sizes 1..64, ratios of the two columns, a summary of ratios', { skip, timeout: 60_000 }, async () => {
     const outFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tsmpi-compare-')), 'coll.md');
     const r = await run(node, [COMPARE, '--bench', 'coll', '-n', '2', '--sizes', '64', '--iterations', '20', '--warmup', '2',
