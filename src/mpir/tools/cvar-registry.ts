@@ -1,4 +1,3 @@
-import '../../config-all.js';
 import { type DeclaredTunable, declaredTunables } from '../../common/config.js';
 
 /** Where a control variable's value comes from. */
@@ -21,7 +20,12 @@ export interface Cvar {
 
 let all: Cvar[] | null = null;
 
-/** Every TSMPI_* variable of every layer a rank loads, in declaration order. */
+/**
+ * Every TSMPI_* variable of every layer a rank loads, in declaration order. A rank loads every
+ * layer's declarations with the runtime (boot opens every device's descriptor), so the registry
+ * is whole without importing config-all.ts, which stands above mpir (test mpi/tools/pvars
+ * checks one variable of each layer).
+ */
 export function cvarList(): readonly Cvar[] {
   if (all !== null) return all;
   all = declaredTunables().map((t, index): Cvar => ({

@@ -22,6 +22,12 @@ const intCvar = (name: string): number => {
 };
 const eagerLimit = Math.min(intCvar('TSMPI_EAGER_MAX'), intCvar('TSMPI_SCI_EAGER_MAX'), intCvar('TSMPI_UCX_EAGER_MAX'));
 const rndvFrom = Math.max(intCvar('TSMPI_EAGER_MAX'), intCvar('TSMPI_SCI_EAGER_MAX'), intCvar('TSMPI_UCX_EAGER_MAX')) + 1;
+// A rank sees every layer's variables (MPI.T does not load them itself: the runtime does).
+const cvarNames = new Set(Array.from({ length: T.cvar_get_num() }, (_, i) => T.cvar_get_info(i).name));
+for (const name of ['TSMPI_SHMEM_SLOTS', 'TSMPI_SPIN_POLLS', 'TSMPI_COLL_BARRIER', 'TSMPI_SISCI_LIB', 'TSMPI_DEVICE',
+  'TSMPI_PROGRESS', 'TSMPI_UCX_EAGER_MAX', 'TSMPI_STATS']) {
+  t.check(cvarNames.has(name), `control variable ${name} is listed`);
+}
 const bcastHandle = T.cvar_handle_alloc(T.cvar_get_index('TSMPI_COLL_BCAST'));
 const bcastChoice = String(T.cvar_read(bcastHandle));
 
