@@ -1,3 +1,4 @@
+import { PmiError } from '../common/errors.js';
 import { PmiClient } from '../pmi/index.js';
 
 /**
@@ -18,6 +19,30 @@ export interface ProcessManager {
   fence(): void;
   abort(exitcode: number, message: string): void;
   finalize(): void;
+  /**
+   * Starts a new job of `commands` (PMI-1's spawn: Comm.Spawn and Spawn_multiple at their
+   * root); `preput` goes into the new job's key-value space before its processes start (the
+   * parent's port, PARENT_ROOT_PORT_NAME). Returns an error code per process started (0: it
+   * started), in the order of the commands; raises PmiError when the process manager refused.
+   */
+  spawn(commands: readonly SpawnCommand[], preput: ReadonlyMap<string, string>): number[];
+  /** The value a spawning job put under `key` before this job started (preput), or undefined: not spawned. */
+  parentValue(key: string): string | undefined;
+  /** Name service (MPI.Publish_name and friends): the process manager's, shared by every job it runs. */
+  publishName(service: string, port: string): void;
+  unpublishName(service: string): void;
+  /** The port published under `service`, or undefined. */
+  lookupName(service: string): string | undefined;
+}
+
+/** One command of a spawn (an element of Spawn_multiple's arrays). */
+export interface SpawnCommand {
+  /** The program (a path, or a name looked up on PATH), e.g. process.execPath. */
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly maxprocs: number;
+  /** Info keys as MPI names them: host, wdir, path, env ("NAME=value" lines), ... */
+  readonly info: ReadonlyMap<string, string>;
 }
 
 class PmiProcessManager implements ProcessManager {
@@ -32,6 +57,13 @@ class PmiProcessManager implements ProcessManager {
   fence() { this.client.barrier(); }
   abort(exitcode: number, message: string) { this.client.abort(exitcode, message); }
   finalize() { this.client.finalize(); }
+  spawn(_commands: readonly SpawnCommand[], _preput: ReadonlyMap<string, string>): number[] {
+    throw new PmiError('PMI spawn: not wired yet (issue 18 in progress)');
+  }
+  parentValue(_key: string): string | undefined { return undefined; }
+  publishName(_service: string, _port: string): void { throw new PmiError('PMI publish_name: not wired yet (issue 18 in progress)'); }
+  unpublishName(_service: string): void { throw new PmiError('PMI unpublish_name: not wired yet (issue 18 in progress)'); }
+  lookupName(_service: string): string | undefined { throw new PmiError('PMI lookup_name: not wired yet (issue 18 in progress)'); }
 }
 
 class SingletonProcessManager implements ProcessManager {
@@ -48,6 +80,17 @@ class SingletonProcessManager implements ProcessManager {
     process.stderr.write(`tsmpi: abort with exit code ${exitcode}: ${message}\n`);
   }
   finalize() {}
+  spawn(): number[] {
+    throw new PmiError('a process started without a launcher cannot spawn: start it with tsmpiexec (or mpiexec) -n 1');
+  }
+  parentValue(): string | undefined { return undefined; }
+  /** A singleton's names live in the process: it is the only job that could look them up. */
+  private readonly names = new Map<string, string>();
+  publishName(service: string, port: string): void { this.names.set(service, port); }
+  unpublishName(service: string): void {
+    if (!this.names.delete(service)) throw new PmiError(`no port is published under the service name ${JSON.stringify(service)}`);
+  }
+  lookupName(service: string): string | undefined { return this.names.get(service); }
 }
 
 export function connectProcessManager(env: NodeJS.ProcessEnv = process.env): ProcessManager {
