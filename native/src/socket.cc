@@ -5,6 +5,9 @@
 //   connectTcp(host, port, timeoutMs)    -> fd        PMI_PORT=host:port
 //   connectUnix(path, timeoutMs)         -> fd        a Unix socket path
 //   setBlocking(fd, blocking)
+//   listenTcp()                          -> [fd, port] a port of MPI.Open_port (any address)
+//   acceptTcp(fd, timeoutMs)             -> fd | -1   its next connection, or -1 on timeout
+//   waitReadable(fd, timeoutMs)          -> boolean   whether fd has data (or end of file)
 //
 // Every descriptor is close-on-exec: child_process.spawn dup2()s the one it passes in the child's
 // stdio, which clears the flag on the copy, and no other program should inherit them.
@@ -213,6 +216,86 @@ Napi::Value SetBlocking(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// A listening TCP socket on every address of the host, on a port the kernel picks (IPv6 with
+// IPv4 mapped when the host has IPv6, else IPv4).
+Napi::Value ListenTcp(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int err = 0;
+  if (fd >= 0) {
+    int zero = 0;
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    sockaddr_in6 addr{};
+    addr.sin6_family = AF_INET6;
+    addr.sin6_addr = in6addr_any;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  if (fd < 0) {
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) err = errno;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (err == 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) err = errno;
+  }
+  if (err == 0 && listen(fd, 64) != 0) err = errno;
+  sockaddr_storage bound{};
+  socklen_t length = sizeof bound;
+  if (err == 0 && getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) != 0) err = errno;
+  if (err != 0) {
+    if (fd >= 0) close(fd);
+    ThrowSystemError(env, err, "listen", "listenTcp: cannot listen on a TCP port: " + ErrnoText(err));
+  }
+  int port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                                         : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  Napi::Array result = Napi::Array::New(env, 2);
+  result.Set(uint32_t{0}, Napi::Number::New(env, fd));
+  result.Set(uint32_t{1}, Napi::Number::New(env, port));
+  return result;
+}
+
+// 1 readable (or hung up), 0 timeout, else -errno.
+int PollIn(int fd, int timeoutMs) {
+  pollfd pfd{fd, POLLIN, 0};
+  for (;;) {
+    int ready = poll(&pfd, 1, timeoutMs);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) return -errno;
+    return ready > 0 ? 1 : 0;
+  }
+}
+
+Napi::Value AcceptTcp(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int fd = static_cast<int>(GetInteger(info, 0, "acceptTcp", "fd", 0, INT_MAX));
+  int timeoutMs = static_cast<int>(GetInteger(info, 1, "acceptTcp", "timeoutMs", 0, INT_MAX));
+  int ready = PollIn(fd, timeoutMs);
+  if (ready == 0) return Napi::Number::New(env, -1);
+  int conn = ready < 0 ? ready : accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+  if (conn < 0) {
+    int err = ready < 0 ? -ready : errno;
+    if (err == EAGAIN || err == EINTR || err == ECONNABORTED) return Napi::Number::New(env, -1);
+    ThrowSystemError(env, err, "accept", "acceptTcp: cannot accept on fd " + std::to_string(fd) + ": " + ErrnoText(err));
+  }
+  int one = 1;
+  setsockopt(conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return Napi::Number::New(env, conn);
+}
+
+Napi::Value WaitReadable(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int fd = static_cast<int>(GetInteger(info, 0, "waitReadable", "fd", 0, INT_MAX));
+  int timeoutMs = static_cast<int>(GetInteger(info, 1, "waitReadable", "timeoutMs", 0, INT_MAX));
+  int ready = PollIn(fd, timeoutMs);
+  if (ready < 0) {
+    ThrowSystemError(env, -ready, "poll", "waitReadable: cannot poll fd " + std::to_string(fd) + ": " + ErrnoText(-ready));
+  }
+  return Napi::Boolean::New(env, ready > 0);
+}
+
 }  // namespace
 
 void RegisterSocket(Napi::Env env, Napi::Object exports) {
@@ -220,6 +303,9 @@ void RegisterSocket(Napi::Env env, Napi::Object exports) {
   exports.Set("connectTcp", Napi::Function::New(env, ConnectTcp, "connectTcp"));
   exports.Set("connectUnix", Napi::Function::New(env, ConnectUnix, "connectUnix"));
   exports.Set("setBlocking", Napi::Function::New(env, SetBlocking, "setBlocking"));
+  exports.Set("listenTcp", Napi::Function::New(env, ListenTcp, "listenTcp"));
+  exports.Set("acceptTcp", Napi::Function::New(env, AcceptTcp, "acceptTcp"));
+  exports.Set("waitReadable", Napi::Function::New(env, WaitReadable, "waitReadable"));
 }
 
 }  // namespace tsmpi

@@ -111,6 +111,21 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     pm.fence();
     for (const o of opened) o.open.connected();
     doorbell.unlink();
+    const carriers = new Map<Device, DeviceDescriptor>(devices.map((d, i) => [d, opened[i]!.descriptor]));
+    const openRemote = (): ReturnType<WorldParts['openRemote']> => {
+      for (const [device, descriptor] of carriers) {
+        if (device.remote !== undefined) return { device, caps: descriptor.memory ?? NO_MEMORY };
+      }
+      // Opened now, whatever TSMPI_DEVICE forced for the world's ranks: it is the only way out of the job.
+      const descriptor = registered.find((d) => d.reachesOtherJobs === true);
+      const open = descriptor?.open({ ...world, forced: null }) ?? null;
+      if (descriptor === undefined || open === null) return null;
+      const device = open.connect({ peers: [], cards, bellOf: () => null, spinBudget, fail });
+      open.connected();
+      carriers.set(device, descriptor);
+      trace('rank %d: %s opened for processes of other jobs', pm.rank, descriptor.name);
+      return { device, caps: descriptor.memory ?? NO_MEMORY };
+    };
     trace('rank %d of %d on %s: %s', pm.rank, pm.size, mine.nodeId,
       opened.map((o) => `${o.descriptor.name} ${chosen.filter((d) => d === o.descriptor).length}`).join(', '));
     return built = new World({
@@ -123,6 +138,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
       doorbell,
       spinBudget,
       sleepTimeoutMs,
+      openRemote,
     });
   } catch (e) {
     undo();

@@ -35,6 +35,8 @@ export const ucxDescriptor: DeviceDescriptor = {
   forcedBy: 'ucx',
   sharesMemory: false,
   onDemand: true,
+  // The endpoint of another job's process is made from its worker address, at any time.
+  reachesOtherJobs: true,
   // UCX's put, get and atomics (rma.ts), offered to the window layer (src/osc/device-rma.ts).
   memory: UCX_MEMORY,
   unreachableHint: `ranks on different hosts need ch_ucx on both: ${INSTALL}`,
@@ -56,16 +58,17 @@ export const ucxDescriptor: DeviceDescriptor = {
     while (inboxBytes < 4 * (config.eagerMax + 64)) inboxBytes *= 2;
     const rings = addon.ucxWorkerCreate(context, { inboxBytes, inlineMax: config.eagerMax, heldMin: HELD_MIN });
     addon.ucxBellAttach(rings.worker, world.doorbell.cells, world.doorbell.index);
-    const address = addon.ucxWorkerAddress(rings.worker);
+    const addressBytes = addon.ucxWorkerAddress(rings.worker);
+    const address = Buffer.from(addressBytes.buffer, addressBytes.byteOffset, addressBytes.byteLength).toString('base64url');
     return {
-      card: Buffer.from(address.buffer, address.byteOffset, address.byteLength).toString('base64url'),
+      card: address,
       connect(links) {
         const eps = new Array<UcxEndpoint | null>(world.size).fill(null);
         for (const c of links.peers) {
           if (c.rank === world.rank) continue;
           eps[c.rank] = addon.ucxEpCreate(rings.worker, Buffer.from(c.devices.get(NAME)!, 'base64url'), c.rank);
         }
-        return new UcxDevice(config, world.rank, world.size, { context, rings }, eps, (r) => links.cards[r]?.nodeId ?? '?',
+        return new UcxDevice(config, world.rank, world.size, { context, rings }, eps, address, (r) => links.cards[r]?.nodeId ?? '?',
           { doorbell: world.doorbell, spinBudget: links.spinBudget, fail: links.fail });
       },
       connected: () => undefined,

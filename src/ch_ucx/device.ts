@@ -9,9 +9,10 @@ import {
 } from '../native/addon.js';
 import {
   HEADER_WORDS, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_ROOM, SENT, SENT_HOLDING, type Device, type DeviceLimits,
-  type PackedData, type PacketSink, type RankDoorbell, type SendHint, type SendResult,
+  type PackedData, type PacketSink, type RankDoorbell, type RemotePeers, type SendHint, type SendResult,
 } from '../mpid/device.js';
 import type { UcxConfig } from './config.js';
+import { UcxPeers } from './peers.js';
 import { TOKEN_RMA_KINDS, UcxRma } from './rma.js';
 
 const trace = createDebug('tsmpi:ucx');
@@ -139,10 +140,10 @@ export class UcxDevice implements Device {
   /** Our frame, rewritten per packet. */
   private readonly frame = new Int32Array(FRAME_WORDS);
   private readonly frameBytes = new Uint8Array(this.frame.buffer);
-  private readonly sendSeq: Int32Array;
-  private readonly recvSeq: Int32Array;
-  /** Why a peer's endpoint failed (a ucs_status_t), 0 while it works. */
-  private readonly failed: Int32Array;
+  /** Endpoints, sequence numbers and failures per peer (the world's ranks, then other jobs' processes). */
+  private readonly peers: UcxPeers;
+  /** Processes of other jobs (dynamic processes). */
+  readonly remote: RemotePeers;
   private closing = false;
   /** The peer watch runs (startWatch). */
   private watching = false;
@@ -174,7 +175,7 @@ export class UcxDevice implements Device {
   private readonly finishedNow: number[] = [];
 
   constructor(private readonly config: UcxConfig, private readonly rank: number, worldSize: number,
-              private readonly side: UcxEndpointSide, private readonly eps: readonly (UcxEndpoint | null)[],
+              private readonly side: UcxEndpointSide, eps: readonly (UcxEndpoint | null)[], address: string,
               private readonly nodeOf: (rank: number) => string, private readonly links: UcxRankLinks) {
     this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS };
     const rings = side.rings;
@@ -185,13 +186,16 @@ export class UcxDevice implements Device {
     this.inboxMask = rings.inbox.length - 1;
     this.cq = rings.completions;
     this.cqMask = rings.completions.length / UCX_CQ_ENTRY_WORDS - 1;
-    this.sendSeq = new Int32Array(worldSize);
-    this.recvSeq = new Int32Array(worldSize);
-    this.failed = new Int32Array(worldSize);
+    this.peers = new UcxPeers(worldSize, rank, eps);
+    this.remote = {
+      address,
+      connect: (peer, to, usThere) => this.connectRemote(peer, to, usThere),
+      release: (peer) => this.releaseRemote(peer),
+    };
     this.staging = new Array<Uint8Array | null>(config.staging).fill(null);
     this.freeStaging = Int32Array.from({ length: config.staging }, (_, i) => config.staging - 1 - i);
     this.freeStagingCount = config.staging;
-    this.rma = new UcxRma(side.context, rings.worker, eps, () => this.poll(), () => this.sleepUntilEvent(),
+    this.rma = new UcxRma(side.context, rings.worker, this.peers.eps, () => this.poll(), () => this.sleepUntilEvent(),
       links.spinBudget, (peer, status) => this.failSend(peer, status));
     this.startWatch(worldSize);
   }
@@ -205,9 +209,10 @@ export class UcxDevice implements Device {
   private startWatch(worldSize: number): void {
     const timeoutMs = this.config.peerTimeoutMs;
     if (timeoutMs === 0 || worldSize < 2) return;
-    const next = this.eps[(this.rank + 1) % worldSize] ?? null;
+    const eps = this.peers.eps;
+    const next = eps[(this.rank + 1) % worldSize] ?? null;
     const previous = (this.rank + worldSize - 1) % worldSize;
-    const watched = this.eps[previous] !== null && this.eps[previous] !== undefined ? previous : -1;
+    const watched = eps[previous] !== null && eps[previous] !== undefined ? previous : -1;
     if (next === null && watched < 0) return;
     addon.ucxWatchStart(this.worker, next, this.rank, watched, Math.max(1, Math.floor(timeoutMs / 4)), timeoutMs);
     this.watching = true;
@@ -221,8 +226,9 @@ export class UcxDevice implements Device {
              packed: PackedData | null, hint: SendHint, holdId = -1): SendResult {
     const ep = this.endpoint(peer);
     const frame = this.frame;
-    frame[FRAME_SRC] = this.rank;
-    frame[FRAME_SEQ] = this.sendSeq[peer]!;
+    const peers = this.peers;
+    frame[FRAME_SRC] = peers.usThere[peer]!;
+    frame[FRAME_SEQ] = peers.sendSeq[peer]!;
     for (let i = 0; i < HEADER_WORDS; i++) frame[FRAME_HDR + i] = hdr[i]!;
     if (hint === HINT_NO_BUFFER) return this.sendRendezvous(peer, ep, payload!, off);
     let src = payload ?? EMPTY;
@@ -235,7 +241,7 @@ export class UcxDevice implements Device {
     if (len >= HOLD_MIN && holdId >= 0 && holdId <= TOKEN_SLOT && packed === null) return this.sendHolding(peer, ep, src, off, len, holdId);
     const now = addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, src, off, len, UCX_SEND_EAGER | UCX_SEND_IMMEDIATE, 0);
     if (now === 0) {
-      this.sendSeq[peer]!++;
+      this.peers.sendSeq[peer]!++;
       this.counters.eager++;
       return SENT;
     }
@@ -249,7 +255,7 @@ export class UcxDevice implements Device {
     const later = addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, buf, 0, len, UCX_SEND_EAGER, TOKEN_STAGED | slot);
     if (later < 0) this.failSend(peer, later);
     if (later === 0) this.freeStaging[this.freeStagingCount++] = slot;
-    this.sendSeq[peer]!++;
+    this.peers.sendSeq[peer]!++;
     this.counters.staged++;
     return SENT;
   }
@@ -262,7 +268,7 @@ export class UcxDevice implements Device {
   private sendHolding(peer: number, ep: UcxEndpoint, src: Uint8Array, off: number, len: number, holdId: number): SendResult {
     const r = addon.ucxAmSend(ep, this.frameBytes, 0, FRAME_BYTES, src, off, len, UCX_SEND_EAGER, TOKEN_HELD | holdId);
     if (r < 0) this.failSend(peer, r);
-    this.sendSeq[peer]!++;
+    this.peers.sendSeq[peer]!++;
     this.counters.eager++;
     if (r === 0) return SENT;
     this.counters.held++;
@@ -280,7 +286,7 @@ export class UcxDevice implements Device {
         UCX_SEND_RNDV, TOKEN_RNDV | slot);
     if (r < 0) this.failSend(peer, r);
     if (r === 0) this.releaseRndv(slot);
-    this.sendSeq[peer]!++;
+    this.peers.sendSeq[peer]!++;
     this.counters.rndv++;
     this.counters.rndvBytes += source.length;
     if (pieces !== null) this.counters.iovSends++;
@@ -503,7 +509,7 @@ export class UcxDevice implements Device {
     while (this.pullStatus === 1) {
       addon.ucxProgress(this.worker);
       this.drainCompletions();
-      if (this.failed[peer] !== 0) this.failSend(peer, this.failed[peer]!);
+      if (this.peers.failed[peer] !== 0) this.failSend(peer, this.peers.failed[peer]!);
     }
     if (this.pullStatus < 0) this.failSend(peer, this.pullStatus);
     return true;
@@ -519,9 +525,12 @@ export class UcxDevice implements Device {
       const kind = cq[at + 2]!;
       c[UCX_CTL_CQ_TAIL] = (tail + 1) | 0;
       if (kind === UCX_CQ_EP_FAILED) {
-        if (!this.closing && this.failed[token] === 0) {
-          this.failed[token] = status;
-          trace('rank %d: endpoint to rank %d failed: %s', this.rank, token, addon.ucxStatusName(status));
+        if (!this.closing && this.peers.failed[token] === 0) {
+          this.peers.failed[token] = status;
+          trace('rank %d: endpoint to peer %d failed: %s', this.rank, token, addon.ucxStatusName(status));
+          // Another job's process may end before us (it finalized; Disconnect released it):
+          // that is an error only for a call that still needs it (endpoint() raises then).
+          if (this.peers.isRemote(token)) continue;
           // The job cannot go on without the peer (MPI has no fault tolerance here): whatever
           // call progresses now fails with the peer's name, and the job ends.
           this.failSend(token, status);
@@ -598,18 +607,37 @@ export class UcxDevice implements Device {
   }
 
   private endpoint(peer: number): UcxEndpoint {
-    if (this.failed[peer] !== 0) this.failSend(peer, this.failed[peer]!);
-    const ep = this.eps[peer];
+    if (this.peers.failed[peer] !== 0) this.failSend(peer, this.peers.failed[peer]!);
+    const ep = this.peers.eps[peer];
     if (ep === null || ep === undefined) throw new Error(`ch_ucx: bootstrap gave this device no endpoint to rank ${peer}`);
     return ep;
   }
 
+  /** Another job's process as `peer` (RemotePeers.connect): an endpoint from its worker address. */
+  private connectRemote(peer: number, address: string, usThere: number): void {
+    const ep = addon.ucxEpCreate(this.worker, Buffer.from(address, 'base64url'), peer);
+    this.peers.add(peer, ep, usThere);
+    this.rma.grow(this.peers.count);
+    trace('rank %d: peer %d is another job\'s process (it knows us as %d)', this.rank, peer, usThere);
+  }
+
+  /**
+   * Disconnect: what we sent `peer` has left (a flush of its endpoint). The endpoint stays open
+   * until Finalize (another communicator may still reach the process through it); its loss
+   * was never fatal (drainCompletions).
+   */
+  private releaseRemote(peer: number): void {
+    if (!this.peers.isRemote(peer) || this.peers.released[peer] !== 0) return;
+    this.peers.released[peer] = 1;
+    if (this.peers.failed[peer] === 0) this.rma.flush(peer, true);
+  }
+
   private checkOrder(src: number, seq: number): void {
-    const expected = this.recvSeq[src]!;
+    const expected = this.peers.recvSeq[src]!;
     if (seq !== expected) {
       throw new Error(`ch_ucx: message ${seq} from rank ${src} arrived where ${expected} was due: UCX broke the order MPI needs`);
     }
-    this.recvSeq[src] = (expected + 1) | 0;
+    this.peers.recvSeq[src] = (expected + 1) | 0;
   }
 
   private failSend(peer: number, status: number): never {

@@ -57,10 +57,10 @@ export class UcxRma implements RmaService {
   private readonly keys: (ImportedKey | null)[] = [];
   private readonly freeKeys: number[] = [];
   /** Operations in flight per target (their completion has not arrived). */
-  private readonly inFlight: Int32Array;
-  private readonly flushing: Int32Array;
+  private inFlight: Int32Array;
+  private flushing: Int32Array;
   /** Targets written (or read) since their last flush: a put UCX finished in the call may still be on its way. */
-  private readonly written: Uint8Array;
+  private written: Uint8Array;
   private atomicPending = false;
   private failure = 0;
   private serving = false;
@@ -179,7 +179,23 @@ export class UcxRma implements RmaService {
     this.counters.atomics++;
   }
 
-  flush(target: number): void {
+  /** Room for `n` targets (processes of other jobs joined the device's peers). */
+  grow(n: number): void {
+    if (n <= this.inFlight.length) return;
+    const inFlight = new Int32Array(n);
+    inFlight.set(this.inFlight);
+    const flushing = new Int32Array(n);
+    flushing.set(this.flushing);
+    const written = new Uint8Array(n);
+    written.set(this.written);
+    this.inFlight = inFlight;
+    this.flushing = flushing;
+    this.written = written;
+  }
+
+  /** Completes every operation to `target`; `always`: also every message sent on its endpoint (Disconnect). */
+  flush(target: number, always = false): void {
+    if (always) this.written[target] = 1;
     if (this.inFlight[target] === 0 && this.flushing[target] === 0 && !this.dirty(target)) return;
     this.flushing[target] = 1;
     const r = addon.ucxEpFlush(this.endpoint(target), TOKEN_RMA_FLUSH | target);

@@ -215,10 +215,32 @@ export interface Device {
    */
   readonly rma?: RmaService;
 
+  /** Processes of other jobs (dynamic processes), if this device can reach them (ch_ucx). */
+  readonly remote?: RemotePeers;
+
   /** Finalize, step 1 (before the last fence): stop using every peer's resources. */
   disconnect(): void;
   /** Finalize, step 2 (after the last fence, no peer uses ours any more): release our own. */
   close(): void;
+}
+
+/**
+ * Processes of other jobs (MPI's dynamic processes: Spawn, Accept/Connect, Join), for a device
+ * that can reach a process it did not meet at Init (ch_ucx: an endpoint from a worker address).
+ * Such a process takes a peer number above the world's ranks (World.addRemotePeers); the two
+ * sides number each other independently, so each tells the other the number it is known by
+ * there, and the device frames its packets to that peer with it.
+ */
+export interface RemotePeers {
+  /** What another job's process needs to reach us (no spaces, ',' or '='). */
+  readonly address: string;
+  /** Reaches the process at `address` as `peer` from now on; that process knows us as `usThere`. */
+  connect(peer: number, address: string, usThere: number): void;
+  /**
+   * Stops using `peer` (Disconnect): its pending sends are flushed and its endpoint closed, and
+   * its loss is no longer an error.
+   */
+  release(peer: number): void;
 }
 
 // ------------------------------------------------------------------ registration and bootstrap
@@ -310,6 +332,11 @@ export interface DeviceDescriptor {
    * TSMPI_DEVICE forces it. Its card field then travels in a second exchange.
    */
   readonly onDemand?: boolean;
+  /**
+   * The device reaches processes of other jobs (its Device offers `remote`): dynamic processes
+   * open it when they first need it, if Init did not.
+   */
+  readonly reachesOtherJobs?: boolean;
   /**
    * What the device can do with the memory of the ranks it carries (memory.ts: load/store,
    * exported segments, put/get/atomics and their widths and ops, flush): the window layer

@@ -55,16 +55,16 @@ export class Engine implements PacketSink {
   private readonly pendingTail: (Request | null)[];
   private pendingCount = 0;
   /** The devices progress polls: all but those that deliver on send. */
-  private readonly polled: readonly Device[];
+  private readonly polled: Device[];
   /** Read through MPI.T and `tsmpiexec --stats` (engine-pvars.ts describes each). */
   readonly counters = { eagerSends: 0, eagerBytes: 0, rndvSends: 0, rndvBytes: 0, eagerFallbacks: 0, unexpected: 0, parked: 0 };
   /**
    * Sends per device and protocol: for the device at index d of `devices`, words 4d .. 4d+3
    * hold eager messages, eager bytes, rendezvous messages, rendezvous bytes (sentVia).
    */
-  private readonly sentByDevice: Float64Array;
-  /** Index in `devices` of the device that carries each world rank. */
-  private readonly slotOf: Int32Array;
+  private sentByDevice: Float64Array;
+  /** Index in `devices` of the device that carries each peer. */
+  private slotOf: Int32Array;
   /**
    * Progress hooks: upper layers whose operations advance as messages complete (the schedules
    * of non-blocking collectives). progress() calls each hook's advance() after polling the
@@ -72,13 +72,46 @@ export class Engine implements PacketSink {
    */
   private readonly hooks: ProgressHook[] = [];
 
-  constructor(readonly worldRank: number, readonly devices: readonly Device[], private readonly deviceOf: readonly Device[]) {
+  /**
+   * `deviceOf` is the device of each peer: the world's ranks, then processes of other jobs
+   * (addPeer); the engine owns these lists from here on.
+   */
+  constructor(readonly worldRank: number, readonly devices: Device[], private readonly deviceOf: Device[]) {
     this.pendingHead = new Array<Request | null>(deviceOf.length).fill(null);
     this.pendingTail = new Array<Request | null>(deviceOf.length).fill(null);
     for (const d of devices) d.init(this);
     this.polled = devices.filter((d) => d.deliversOnSend !== true);
     this.sentByDevice = new Float64Array(4 * devices.length);
     this.slotOf = Int32Array.from(deviceOf, (d) => devices.indexOf(d));
+  }
+
+  /** How many peers the engine addresses (the world's ranks and the processes of other jobs). */
+  get peerCount(): number {
+    return this.deviceOf.length;
+  }
+
+  /**
+   * A process of another job (dynamic processes), carried by `device`: its peer number. A
+   * device that carried no peer until now is initialized and polled from here on.
+   */
+  addPeer(device: Device): number {
+    if (!this.devices.includes(device)) {
+      device.init(this);
+      this.devices.push(device);
+      if (device.deliversOnSend !== true) this.polled.push(device);
+      const grown = new Float64Array(4 * this.devices.length);
+      grown.set(this.sentByDevice);
+      this.sentByDevice = grown;
+    }
+    const peer = this.deviceOf.length;
+    this.deviceOf.push(device);
+    this.pendingHead.push(null);
+    this.pendingTail.push(null);
+    const slots = new Int32Array(peer + 1);
+    slots.set(this.slotOf);
+    slots[peer] = this.devices.indexOf(device);
+    this.slotOf = slots;
+    return peer;
   }
 
   /**

@@ -10,10 +10,17 @@ import type { Device, WakeHandle } from './device.js';
  */
 export class RankWake implements WakeHandle {
   private announced = 0;
-  private readonly told: readonly Device[];
+  private readonly told: Device[];
 
   constructor(private readonly bell: WakeHandle, devices: readonly Device[]) {
     this.told = devices.filter((d) => d.announceSleep !== undefined);
+  }
+
+  /** A device opened after Init (dynamic processes' network device): told from the next announcement. */
+  add(device: Device): void {
+    if (device.announceSleep === undefined || this.told.includes(device)) return;
+    this.told.push(device);
+    if (this.announced > 0) device.announceSleep(true);
   }
 
   announce(): number {

@@ -11,7 +11,8 @@ import type { ProcessManager } from './process-manager.js';
 export interface WorldParts {
   readonly pm: ProcessManager;
   readonly jobId: string;
-  readonly cards: readonly BusinessCard[];
+  /** The cards of the world's ranks; the World appends those of other jobs' processes to this array. */
+  readonly cards: BusinessCard[];
   /** Every device opened on this rank (also those that carry no peer, e.g. a memory provider). */
   readonly devices: readonly Device[];
   /** The device of each world rank, ourselves included. */
@@ -32,6 +33,23 @@ export interface WorldParts {
   readonly doorbell: Doorbell;
   readonly spinBudget: number;
   readonly sleepTimeoutMs: number;
+  /**
+   * The device that reaches processes of other jobs (dynamic processes), with the capabilities
+   * of its memory: the one running already, or opened now (a single-host job opens its network
+   * device on its first Spawn or Connect); null when no registered device can (no UCX here).
+   */
+  readonly openRemote: () => { readonly device: Device; readonly caps: MemoryCapabilities } | null;
+}
+
+/** A process of another job as the handshake of Accept/Connect describes it. */
+export interface RemoteProcess {
+  /** Its device address (RemotePeers.address). */
+  readonly address: string;
+  /** The peer number it gave us. */
+  readonly usThere: number;
+  /** Its node, for messages (it never shares memory with us: its job's segments are its own). */
+  readonly nodeId: string;
+  readonly pid: number;
 }
 
 /**
@@ -47,16 +65,19 @@ export class World {
   onDeviceFailure: ((error: Error) => void) | null = null;
   readonly pm: ProcessManager;
   readonly jobId: string;
-  readonly cards: readonly BusinessCard[];
+  /** The card of each peer: the world's ranks, then processes of other jobs (addRemotePeers). */
+  readonly cards: BusinessCard[];
   readonly engine: Engine;
   readonly progress: Progress;
   /** Ranks of one node talk through shared memory (false under TSMPI_DEVICE=sci); the same on every rank. */
   readonly nodesUseSharedMemory: boolean;
-  private readonly devices: readonly Device[];
-  private readonly deviceOf: readonly Device[];
-  private readonly shares: readonly boolean[];
-  private readonly bells: readonly (PeerBell | null)[];
-  private readonly memoryOf: readonly MemoryCapabilities[];
+  private readonly devices: Device[];
+  private readonly deviceOf: Device[];
+  private readonly shares: boolean[];
+  private readonly bells: (PeerBell | null)[];
+  private readonly memoryOf: MemoryCapabilities[];
+  private readonly openRemote: WorldParts['openRemote'];
+  private readonly wake: RankWake;
   /** The node's shared segments (mpir's shm_counter barrier, one-sided windows on one node), or null. */
   readonly nodeMemory: NodeMemory | null;
   /** What ranks of the node can do with those segments (loads, stores, CPU atomics); null without them. */
@@ -71,19 +92,64 @@ export class World {
     this.jobId = parts.jobId;
     this.cards = parts.cards;
     this.nodesUseSharedMemory = parts.nodesUseSharedMemory;
-    this.devices = parts.devices;
-    this.deviceOf = parts.deviceOf;
-    this.shares = parts.sharesMemory;
-    this.bells = parts.bells;
+    this.devices = [...parts.devices];
+    this.deviceOf = [...parts.deviceOf];
+    this.shares = [...parts.sharesMemory];
+    this.bells = [...parts.bells];
+    this.openRemote = parts.openRemote;
     this.doorbell = parts.doorbell;
-    this.memoryOf = parts.memoryOf;
+    this.memoryOf = [...parts.memoryOf];
     this.nodeMemory = parts.nodeMemory?.service ?? null;
     this.nodeMemoryCaps = parts.nodeMemory?.caps ?? null;
     this.rma = parts.rma;
     // Only devices that carry a peer are initialized and polled.
     const carrying = parts.devices.filter((d) => parts.deviceOf.includes(d));
-    this.engine = new Engine(parts.pm.rank, carrying, parts.deviceOf);
-    this.progress = new Progress(this.engine, new RankWake(parts.doorbell, carrying), parts.spinBudget, parts.sleepTimeoutMs);
+    this.engine = new Engine(parts.pm.rank, carrying, this.deviceOf);
+    this.wake = new RankWake(parts.doorbell, carrying);
+    this.progress = new Progress(this.engine, this.wake, parts.spinBudget, parts.sleepTimeoutMs);
+  }
+
+  /**
+   * The device that reaches processes of other jobs, opened now if it was not running (every
+   * member of a Spawn or Connect calls this before the handshake); null when none can.
+   */
+  remoteDevice(): Device | null {
+    const opened = this.openRemote();
+    if (opened === null) return null;
+    if (!this.devices.includes(opened.device)) this.devices.push(opened.device);
+    this.remoteCaps = opened.caps;
+    return opened.device;
+  }
+
+  private remoteCaps: MemoryCapabilities | null = null;
+
+  /**
+   * Processes of another job, reached through `device` (remoteDevice()): their peer numbers,
+   * consecutive from the first returned (the numbers the handshake promised them: `first`).
+   */
+  addRemotePeers(device: Device, processes: readonly RemoteProcess[], first: number): number {
+    if (first !== this.engine.peerCount) throw new Error(`addRemotePeers: peer numbers from ${first} were promised, but ${this.engine.peerCount} is next`);
+    for (const p of processes) {
+      const peer = this.engine.addPeer(device);
+      this.wake.add(device);
+      this.cards.push({ rank: peer, nodeId: `${p.nodeId}(another job)`, kernelId: '', pid: p.pid, bell: '', devices: new Map() });
+      this.shares.push(false);
+      this.bells.push(null);
+      this.memoryOf.push(this.remoteCaps!);
+      device.remote!.connect(peer, p.address, p.usThere);
+    }
+    return first;
+  }
+
+  /** Peer numbers of the world's ranks end here; processes of other jobs come after. */
+  get nextPeer(): number {
+    return this.engine.peerCount;
+  }
+
+  /** Stops using `peer`, a process of another job (Disconnect). */
+  releasePeer(peer: number): void {
+    if (peer < this.size) throw new Error(`releasePeer: ${peer} is a rank of this job`);
+    this.deviceOf[peer]!.remote!.release(peer);
   }
 
   get rank(): number { return this.pm.rank; }

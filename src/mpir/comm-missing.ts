@@ -1,19 +1,16 @@
-import { COMM_NULL, Comm, Intracomm } from './comm.js';
-import { disconnectCall, joinCall, spawnCalls } from './dynamic.js';
+import { Comm } from './comm.js';
 import { Session } from './session.js';
 import { UNSUPPORTED, unsupportedCall } from './unsupported.js';
 
 /**
  * The communicator and session methods of mpi4py that tsmpi does not implement: each exists and
  * raises MPI.ERR_UNSUPPORTED_OPERATION (unsupported.ts). They live here, declared onto the
- * classes, so comm.ts holds what works. Also Comm.Get_parent, which works: no tsmpi process was
- * spawned, so every process has no parent (MPI.COMM_NULL).
+ * classes, so comm.ts holds what works.
  */
 type Raises = (...args: unknown[]) => never;
 
 declare module './comm.js' {
   interface Comm {
-    Disconnect: Raises;
     Revoke: Raises;
     Is_revoked: Raises;
     Get_failed: Raises;
@@ -26,18 +23,6 @@ declare module './comm.js' {
     Detach_buffer: Raises;
     Flush_buffer: Raises;
     Iflush_buffer: Raises;
-  }
-  // eslint-disable-next-line @typescript-eslint/no-namespace
-  namespace Comm {
-    /** The intercommunicator to the parent of a spawned process: MPI.COMM_NULL, as no tsmpi process is spawned. */
-    let Get_parent: () => Comm;
-    let Join: Raises;
-  }
-  interface Intracomm {
-    Spawn: Raises;
-    Spawn_multiple: Raises;
-    Accept: Raises;
-    Connect: Raises;
   }
 }
 
@@ -58,7 +43,6 @@ function define(target: object, methods: Record<string, unknown>): void {
 
 const ulfm = (name: string): Raises => unsupportedCall(`Comm.${name}`, UNSUPPORTED.ulfm);
 define(Comm.prototype, {
-  Disconnect: disconnectCall,
   Revoke: ulfm('Revoke'), Is_revoked: ulfm('Is_revoked'), Get_failed: ulfm('Get_failed'), Ack_failed: ulfm('Ack_failed'),
   Agree: ulfm('Agree'), Iagree: ulfm('Iagree'), Shrink: ulfm('Shrink'), Ishrink: ulfm('Ishrink'),
 });
@@ -70,8 +54,6 @@ for (const [owner, target] of [['Comm', Comm.prototype], ['Session', Session.pro
     Iflush_buffer: unsupportedCall(`${owner}.Iflush_buffer`, UNSUPPORTED.localBuffers),
   });
 }
-define(Comm, { Get_parent: (): Comm => COMM_NULL, Join: joinCall });
-define(Intracomm.prototype, spawnCalls);
 
 /** MPI.Grequest: generalized requests, not implemented; its Start raises. */
 export class Grequest {

@@ -49,7 +49,7 @@ const SUPPORTED = new Set([
   'Isendrecv', 'Isendrecv_replace', 'Psend_init', 'Precv_init',
   'Probe', 'Iprobe', 'Mprobe', 'Improbe', 'irecv', 'sendrecv', 'Message.Recv', 'Message.Irecv', 'Message.Probe',
   'Message.Iprobe', 'Message.irecv', 'Set_name', 'Dup_with_info', 'Idup', 'Idup_with_info',
-  'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare', 'Set_info', 'Get_info',
+  'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Disconnect', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare', 'Set_info', 'Get_info',
   'Get_remote_size', 'Get_remote_group', 'Get_group', 'Get_rank', 'Get_size', 'rank', 'size', 'Is_inter', 'Is_intra',
   ...['barrier', 'bcast', 'gather', 'gatherv', 'scatter', 'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv',
     'alltoallw', 'reduce', 'allreduce', 'reduce_scatter_block', 'reduce_scatter']
@@ -64,8 +64,12 @@ export class Intercomm extends Comm {
   /** This group on the context reserved for its part of collectives (ctx + 2, see coll/inter.ts). */
   private localColl: CommCore;
 
-  /** @internal Intercommunicators come from Create_intercomm, Dup and Idup. */
-  constructor(name: string, core: CommCore, private local: CommCore) {
+  /**
+   * @internal Intercommunicators come from Create_intercomm, Dup, Idup, Accept/Connect and Spawn.
+   * `localFirst` orders the union of the groups when world ranks cannot (the groups of two jobs
+   * number their processes each its own way): whether our group comes first on both sides.
+   */
+  constructor(name: string, core: CommCore, private local: CommCore, private readonly localFirst: boolean | null = null) {
     super(name, core);
     this.localColl = { rank: local.rank, size: local.size, worldRanks: local.worldRanks, ctx: core.ctx + 1 };
   }
@@ -232,7 +236,7 @@ export class Intercomm extends Comm {
 
   /** @internal The same groups on `core`'s context (Dup, Idup). */
   override twin(core: CommCore): this {
-    const made = new Intercomm(`intercomm#${core.ctx}`, core, { ...this.local, ctx: core.ctx });
+    const made = new Intercomm(`intercomm#${core.ctx}`, core, { ...this.local, ctx: core.ctx }, this.localFirst);
     made.Set_errhandler(this.Get_errhandler());
     return made as this;
   }
@@ -258,7 +262,7 @@ export class Intercomm extends Comm {
   /**
    * Collective over both groups: one Intracomm of all their processes, the group passing
    * high = false first (the same high in both groups: the group whose rank 0 has the lower world
-   * rank first); each group keeps its order.
+   * rank first; of two jobs, the accepting or spawning group); each group keeps its order.
    */
   Merge(high = false): Intracomm {
     const core = this.live('Merge');
@@ -291,7 +295,7 @@ export class Intercomm extends Comm {
   /** The union of both groups, canonical order, on our ctx + 1, addressed by union index. */
   private union(core: CommCore): { p: Participants; localFirst: boolean } {
     const local = this.local;
-    const localFirst = local.worldRanks[0]! < core.worldRanks[0]!;
+    const localFirst = this.localFirst ?? local.worldRanks[0]! < core.worldRanks[0]!;
     const n = local.size + core.size;
     const worldRanks = new Int32Array(n);
     worldRanks.set(localFirst ? local.worldRanks : core.worldRanks, 0);

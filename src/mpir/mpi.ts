@@ -12,7 +12,7 @@ import { describe } from './buffer.js';
 import { reduceLocal } from './reduce-local.js';
 import { Session } from './session.js';
 import { File, FILE_NULL, fileConstants } from './file.js';
-import { dynamicProcessCalls } from './dynamic.js';
+import { connectToParent, dynamicProcessCalls, forgetParent } from './dynamic.js';
 import { Grequest } from './comm-missing.js';
 import './idup.js';
 import './intercomm-from-groups.js';
@@ -87,6 +87,7 @@ function startWorldModel(call: string, level: number): number {
   };
   applyV8Flags(world);
   warmUpMessagePath(world, COMM_WORLD);
+  connectToParent(COMM_WORLD, COMM_SELF);
   return level;
 }
 
@@ -99,6 +100,7 @@ function Finalize(): void {
   // As the standard asks, Finalize first deletes the attributes of COMM_SELF (cleanup hooks).
   deleteAttrsAtFinalize(COMM_SELF);
   worldModel = 'finalized';
+  forgetParent();
   try {
     runtime.release('MPI.Finalize', drainBeforeStop);
   } finally {

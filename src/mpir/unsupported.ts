@@ -9,8 +9,6 @@ import { MPIException } from './exception.js';
 export const UNSUPPORTED = {
   /** User data representations of MPI-IO (issue 18): files take native, internal and external32. */
   io: 'user data representations are not implemented; File.Set_view takes native, internal and external32',
-  /** Dynamic processes (issue 18). */
-  dynamic: 'dynamic processes are not implemented yet (Spawn, ports, name publishing, Join)',
   /** MPI-4.1's buffers of one communicator or session, beside MPI.Attach_buffer's. */
   localBuffers: "buffers attached to one communicator or session (MPI-4.1) are not implemented; use MPI.Attach_buffer",
   /** User-Level Failure Mitigation (MPIX_ in MPICH, not in MPI-4). */

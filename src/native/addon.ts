@@ -240,6 +240,16 @@ export interface NativeAddon extends UcxBinding {
    */
   connectUnix(path: string, timeoutMs: number): number;
 
+  /**
+   * A blocking, close-on-exec TCP socket listening on every address of the host, on a port the
+   * kernel chose (MPI.Open_port): [fd, port].
+   */
+  listenTcp(): [number, number];
+  /** The next connection on listening socket `fd` (blocking, TCP_NODELAY), or -1 when none came within timeoutMs. */
+  acceptTcp(fd: number, timeoutMs: number): number;
+  /** Whether `fd` has data to read (or its peer closed) within timeoutMs. */
+  waitReadable(fd: number, timeoutMs: number): boolean;
+
   /** Clears (blocking) or sets (non-blocking) O_NONBLOCK on `fd`. */
   setBlocking(fd: number, blocking: boolean): void;
 

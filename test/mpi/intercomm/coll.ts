@@ -3,10 +3,12 @@
  * COMM_WORLD split into two groups of unequal sizes (the first `arg` ranks, default the lower
  * half, against the rest), every root in both groups with MPI.ROOT / MPI.PROC_NULL, data
  * flowing only between the groups, counts 0, 1 and odd, a derived datatype, the v- and
- * w-variants, blocking and non-blocking forms with several in flight.
+ * w-variants, blocking and non-blocking forms with several in flight. With the argument `port`
+ * the intercommunicator comes from Accept/Connect (util/halves.ts), as between two jobs.
  */
 import { MPI } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
+import { intercommHow, intercommOfHalves } from '../util/halves.js';
 
 const t = new MTest();
 MPI.Init();
@@ -15,10 +17,10 @@ const { rank, size } = world;
 if (size < 2) {
   if (rank === 0) process.stdout.write('intercomm coll: needs at least 2 processes\n');
 } else {
-  const split = Number(process.argv[2] ?? Math.floor(size / 2));
+  const splitArg = process.argv.slice(2).find((a) => /^\d+$/.test(a));
+  const split = Number(splitArg ?? Math.floor(size / 2));
   const inA = rank < split;
-  const local = world.Split(inA ? 0 : 1, rank);
-  const inter = local.Create_intercomm(0, world, inA ? split : 0, 5);
+  const { local, inter } = intercommOfHalves(split, intercommHow(process.argv.slice(2)), 5);
   inter.Set_errhandler(MPI.ERRORS_RETURN);
   const me = inter.rank;
   const nLocal = inter.size;

@@ -5,6 +5,7 @@
  */
 import { MPI, type Prequest } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
+import { intercommHow, intercommOfHalves } from '../util/halves.js';
 
 const t = new MTest();
 MPI.Init();
@@ -16,8 +17,7 @@ if (size < 2) {
 } else {
   const split = Math.floor(size / 2);
   const inA = rank < split;
-  const local = world.Split(inA ? 0 : 1, rank);
-  const inter = local.Create_intercomm(0, world, inA ? split : 0, 6);
+  const { local, inter } = intercommOfHalves(split, intercommHow(process.argv.slice(2)), 6);
   inter.Set_errhandler(MPI.ERRORS_RETURN);
   const me = inter.rank;
   const nRemote = inter.Get_remote_size();
