@@ -528,9 +528,8 @@ export class UcxDevice implements Device {
         if (!this.closing && this.peers.failed[token] === 0) {
           this.peers.failed[token] = status;
           trace('rank %d: endpoint to peer %d failed: %s', this.rank, token, addon.ucxStatusName(status));
-          // Another job's process may end before us (it finalized; Disconnect released it):
-          // that is an error only for a call that still needs it (endpoint() raises then).
-          if (this.peers.isRemote(token)) continue;
+          // Another job's process ends when it likes once a Disconnect released it.
+          if (this.peers.released[token] !== 0) continue;
           // The job cannot go on without the peer (MPI has no fault tolerance here): whatever
           // call progresses now fails with the peer's name, and the job ends.
           this.failSend(token, status);
@@ -622,9 +621,9 @@ export class UcxDevice implements Device {
   }
 
   /**
-   * Disconnect: what we sent `peer` has left (a flush of its endpoint). The endpoint stays open
-   * until Finalize (another communicator may still reach the process through it); its loss
-   * was never fatal (drainCompletions).
+   * Disconnect: what we sent `peer` has left (a flush of its endpoint), and its loss is no error
+   * from now on. The endpoint stays open until Finalize: another communicator may still reach
+   * the process through it.
    */
   private releaseRemote(peer: number): void {
     if (!this.peers.isRemote(peer) || this.peers.released[peer] !== 0) return;

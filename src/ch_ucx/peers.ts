@@ -18,7 +18,7 @@ export class UcxPeers {
    * for the world's ranks, the number the handshake gave us for another job's process.
    */
   usThere: Int32Array;
-  /** Peers of other jobs a Disconnect flushed. */
+  /** Peers of other jobs a Disconnect released: their loss is no error. */
   released: Uint8Array;
 
   constructor(readonly worldSize: number, rank: number, eps: readonly (UcxEndpoint | null)[]) {

@@ -132,7 +132,7 @@ export class World {
     for (const p of processes) {
       const peer = this.engine.addPeer(device);
       this.wake.add(device);
-      this.cards.push({ rank: peer, nodeId: `${p.nodeId}(another job)`, kernelId: '', pid: p.pid, bell: '', devices: new Map() });
+      this.cards.push({ rank: peer, nodeId: `${p.nodeId} (pid ${p.pid}, another job)`, kernelId: '', pid: p.pid, bell: '', devices: new Map() });
       this.shares.push(false);
       this.bells.push(null);
       this.memoryOf.push(this.remoteCaps!);

@@ -26,6 +26,14 @@ const TAG_SPAWNED = 0x7fff1018;
 
 /** The intercommunicator to the job that spawned this one, once MPI.Init connected to it. */
 let parent: Intercomm | null = null;
+/** Every intercommunicator to another job made here, in the order made (Finalize disconnects the live ones). */
+const connected: Intercomm[] = [];
+
+/** Records an intercommunicator made by meeting another group. */
+function met(inter: Intercomm): Intercomm {
+  connected.push(inter);
+  return inter;
+}
 
 /** MPI.COMM_SELF (mpi.ts makes the predefined communicators): Join's local group. */
 let commSelf: Intracomm | null = null;
@@ -36,11 +44,17 @@ export function connectToParent(commWorld: Intracomm, self: Intracomm): void {
   const world = runtime.requireRunning('MPI.Init');
   const port = world.pm.parentValue(PARENT_PORT_KEY);
   if (port === undefined) return;
-  parent = meet(commWorld, 'MPI.Init', 0, { kind: 'connect', port });
+  parent = met(meet(commWorld, 'MPI.Init', 0, { kind: 'connect', port }));
 }
 
-/** Forgets the parent (Finalize). */
-export function forgetParent(): void {
+/**
+ * MPI.Finalize's first step: MPI_FINALIZE is collective over every process connected to this
+ * one, so each intercommunicator to another job still live is disconnected, in the order they
+ * were made (the same order on both sides, as each was made by both together).
+ */
+export function disconnectAll(): void {
+  for (const inter of connected) if (inter.isLive) disconnect(inter, 'Disconnect');
+  connected.length = 0;
   parent = null;
 }
 
@@ -129,14 +143,14 @@ function accept(this: Intracomm, port_name: string, info: Info = INFO_NULL, root
   const core = this.coreFor('Accept');
   checkRoot(this, 'Accept', core, root);
   if (core.rank === root) checkInfoArgument('Intracomm.Accept', info);
-  return meet(this, 'Accept', root, { kind: 'accept', port: core.rank === root ? String(port_name) : '' });
+  return met(meet(this, 'Accept', root, { kind: 'accept', port: core.rank === root ? String(port_name) : '' }));
 }
 
 function connect(this: Intracomm, port_name: string, info: Info = INFO_NULL, root = 0): Intercomm {
   const core = this.coreFor('Connect');
   checkRoot(this, 'Connect', core, root);
   if (core.rank === root) checkInfoArgument('Intracomm.Connect', info);
-  return meet(this, 'Connect', root, { kind: 'connect', port: core.rank === root ? String(port_name) : '' });
+  return met(meet(this, 'Connect', root, { kind: 'connect', port: core.rank === root ? String(port_name) : '' }));
 }
 
 /** mpi4py's errcodes argument: a list that receives an error code per process (filled in place). */
@@ -233,7 +247,7 @@ function spawnCommands(comm: Intracomm, call: string, root: number, errcodes: Er
   if (Array.isArray(errcodes)) errcodes.splice(0, errcodes.length, ...outcome.codes);
   if (outcome.error !== null) comm.fail(call, outcome.errorClass, outcome.error);
   try {
-    return meet(comm, call, root, { kind: 'accept', port });
+    return met(meet(comm, call, root, { kind: 'accept', port }));
   } finally {
     if (core.rank === root) closePort(port);
   }
@@ -263,7 +277,7 @@ function join(fd: number): Intercomm {
     }
     if (typeof theirs !== 'string') fail(call, ErrorClass.ERR_ARG, `the process at the other end of fd ${fd} did not answer as Comm.Join does`);
     if (commSelf === null) fail(call, ErrorClass.ERR_OTHER, 'needs MPI.Init (a Session alone has no MPI.COMM_SELF)');
-    return mine < theirs ? meet(commSelf, call, 0, { kind: 'accept', port: mine }) : meet(commSelf, call, 0, { kind: 'connect', port: theirs });
+    return met(mine < theirs ? meet(commSelf, call, 0, { kind: 'accept', port: mine }) : meet(commSelf, call, 0, { kind: 'connect', port: theirs }));
   } finally {
     closePort(mine);
   }

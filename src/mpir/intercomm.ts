@@ -203,6 +203,9 @@ export class Intercomm extends Comm {
     return Group.ofWorldRanks(core.worldRanks, -1);
   }
 
+  /** @internal Whether the intercommunicator is still usable (not freed, nor disconnected): Finalize's check. */
+  get isLive(): boolean { return this.core !== null; }
+
   get remote_size(): number { return this.Get_remote_size(); }
   get remote_group(): Group { return this.Get_remote_group(); }
 

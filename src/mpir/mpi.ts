@@ -12,7 +12,7 @@ import { describe } from './buffer.js';
 import { reduceLocal } from './reduce-local.js';
 import { Session } from './session.js';
 import { File, FILE_NULL, fileConstants } from './file.js';
-import { connectToParent, dynamicProcessCalls, forgetParent } from './dynamic.js';
+import { connectToParent, disconnectAll, dynamicProcessCalls } from './dynamic.js';
 import { Grequest } from './comm-missing.js';
 import './idup.js';
 import './intercomm-from-groups.js';
@@ -99,8 +99,8 @@ function Finalize(): void {
   }
   // As the standard asks, Finalize first deletes the attributes of COMM_SELF (cleanup hooks).
   deleteAttrsAtFinalize(COMM_SELF);
+  disconnectAll();
   worldModel = 'finalized';
-  forgetParent();
   try {
     runtime.release('MPI.Finalize', drainBeforeStop);
   } finally {

@@ -71,6 +71,10 @@ describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', {
     ['h1:2,h2', 3, 'mpi4/hw-split', [], []],
     ['h1,h2,h3', 3, 'mpi4/sessions', [], []],
     ['h1:2,h2', 3, 'comm/idup', [], []],
+    // Dynamic processes: Accept/Connect between the halves of a job, across hosts (each half
+    // reaches the other as another job's processes, through the port's TCP socket and ch_ucx).
+    ['h1:2,h2:2', 4, 'dynamic/ports', [], []],
+    ['h1,h2,h3', 3, 'intercomm/coll', ['port', '1'], []],
   ];
   /**
    * The lock library (src/locks) under the generic hammer, one lock of each family, and the

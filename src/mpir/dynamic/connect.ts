@@ -223,7 +223,10 @@ function waitFree(world: World, r: CoreRequest): void {
 
 /**
  * Comm.Disconnect: waits until the other processes are done with the communicator (a barrier
- * over it), makes sure what we sent them has left, and frees it. Collective.
+ * over it), makes sure what we sent them has left and tells the device their loss is no error
+ * from now on (release), then a second barrier: a process leaves it only once every process
+ * has released it, so none can end (and close its endpoints) while another would still take
+ * that for a failure. Then it frees the communicator. Collective.
  */
 export function disconnect(comm: Comm, call: string): void {
   // An intercommunicator's core holds the remote group, an intracommunicator's every member.
@@ -231,5 +234,6 @@ export function disconnect(comm: Comm, call: string): void {
   const world = runtime.requireRunning(call);
   comm.Barrier();
   for (const peer of core.worldRanks) if (peer >= world.size) world.releasePeer(peer);
+  comm.Barrier();
   comm.Free();
 }
