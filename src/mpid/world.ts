@@ -47,8 +47,9 @@ export interface RemoteProcess {
   readonly address: string;
   /** The peer number it gave us. */
   readonly usThere: number;
-  /** Its node, for messages (it never shares memory with us: its job's segments are its own). */
+  /** Its node and job: it shares memory with the processes of its job on its node, never with us. */
   readonly nodeId: string;
+  readonly jobId: string;
   readonly pid: number;
 }
 
@@ -132,7 +133,10 @@ export class World {
     for (const p of processes) {
       const peer = this.engine.addPeer(device);
       this.wake.add(device);
-      this.cards.push({ rank: peer, nodeId: `${p.nodeId} (pid ${p.pid}, another job)`, kernelId: '', pid: p.pid, bell: '', devices: new Map() });
+      // The node id of a process of another job names its job too: the processes of one node and
+      // one job share memory, so every process, of either job, groups them alike (the node-aware
+      // collectives must agree on the groups), and none is on our node.
+      this.cards.push({ rank: peer, nodeId: `${p.nodeId} (another job, ${p.jobId})`, kernelId: '', pid: p.pid, bell: '', devices: new Map() });
       this.shares.push(false);
       this.bells.push(null);
       this.memoryOf.push(this.remoteCaps!);

@@ -186,11 +186,13 @@ export function splitTypeComm(comm: Comm, core: CommCore, splitType: number, key
   };
   if (splitType === UNDEFINED) return none();
   const cards = world('Split_type').cards;
-  // The color of a node: the lowest world rank on it, which every member computes alike.
+  // The color of a node: the lowest rank of the communicator on it, which every member of the
+  // node computes alike (also processes of other jobs, whose cards are not ours: dynamic.ts).
+  const nodeOf = (rank: number): string => cards[core.worldRanks[rank]!]!.nodeId;
   const nodeColor = (rank: number): number => {
-    const node = cards[core.worldRanks[rank]!]!.nodeId;
+    const node = nodeOf(rank);
     let color = 0;
-    while (cards[color]!.nodeId !== node) color++;
+    while (nodeOf(color) !== node) color++;
     return color;
   };
   let resource: string | null = null;

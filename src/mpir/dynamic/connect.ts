@@ -40,6 +40,7 @@ interface Member {
   readonly address: string;
   readonly base: number;
   readonly node: string;
+  readonly job: string;
   readonly pid: number;
   readonly ctx: number;
 }
@@ -73,7 +74,7 @@ export function meet(comm: Intracomm, call: string, root: number, side: Side): I
     comm.fail(call, ErrorClass.ERR_OTHER, 'no device here reaches processes of other jobs: dynamic processes need UCX ' +
       '(Debian: apt-get install libucx0) on every host');
   }
-  const me: Member = { address: device.remote!.address, base: world.nextPeer, node: world.nodeId, pid: process.pid, ctx: nextFreeCtx() };
+  const me: Member = { address: device.remote!.address, base: world.nextPeer, node: world.nodeId, job: world.jobId, pid: process.pid, ctx: nextFreeCtx() };
   const members = gatherAtRoot(world, local, root, me);
   let outcome: Outcome;
   let socket = -1;
@@ -93,7 +94,7 @@ export function meet(comm: Intracomm, call: string, root: number, side: Side): I
   if (!outcome.ok) comm.fail(call, outcome.errorClass, outcome.message);
   const remote = outcome.remote;
   const first = world.addRemotePeers(device!, remote.map((m) => ({
-    address: m.address, usThere: m.base + local.rank, nodeId: m.node, pid: m.pid,
+    address: m.address, usThere: m.base + local.rank, nodeId: m.node, jobId: m.job, pid: m.pid,
   })), me.base);
   // No message may travel before every process of both groups has its endpoints (a packet
   // from a peer a process cannot place would be lost).
@@ -171,7 +172,7 @@ function maxCtx(members: readonly Member[]): number {
 
 function isMemberList(x: unknown): x is Member[] {
   return Array.isArray(x) && x.length > 0 && x.every((m) => typeof m === 'object' && m !== null &&
-    typeof (m as Member).address === 'string' && Number.isInteger((m as Member).base) && typeof (m as Member).node === 'string' &&
+    typeof (m as Member).address === 'string' && Number.isInteger((m as Member).base) && typeof (m as Member).node === 'string' && typeof (m as Member).job === 'string' &&
     Number.isInteger((m as Member).pid) && Number.isInteger((m as Member).ctx));
 }
 
