@@ -1,3 +1,4 @@
 export { PmiClient, type LineChannel, type PmiMaxes } from './client.js';
 export { PmiServer, type PmiServerOptions } from './server.js';
 export { formatLine, parseLine, LineSplitter, PMI_MAXLINE, type PmiMessage } from './wire.js';
+export { formatSpawnBlocks, SpawnAssembler, type SpawnBlock, type SpawnRequest } from './spawn-wire.js';
