@@ -197,7 +197,8 @@ export class Job {
       return plan;
     }
     const size = plan.processes.length;
-    const what = `${request.blocks.map((b) => b.command).join(', ')}`;
+    // `node child.js`, not the path of node: the script is what names the program.
+    const what = request.blocks.map((b) => [b.command, ...b.args.slice(0, 1)].map((w) => path.basename(w)).join(' ')).join(', ');
     const part = this.newPart(randomBytes(8).toString('hex'), size, what, this.nextId, request.preput,
       plan.processes.map((p) => p.appnum));
     this.nextId += size;
@@ -336,7 +337,7 @@ export class Job {
 
   private onExit(p: Proc, pid: number, code: number | null, signal: NodeJS.Signals | null, host?: string): void {
     if (this.ending !== null || p.part.abandoned) return;
-    const named = `${who(p.part, p.rank)} (pid ${pid}${host === undefined ? '' : ` on host ${host}`})`;
+    const named = who(p.part, p.rank, `pid ${pid}${host === undefined ? '' : ` on host ${host}`}`);
     if (signal !== null) {
       this.fail(`${named} was killed by signal ${signal}`, 128 + (os.constants.signals[signal] ?? 0));
     } else if (code !== 0) {
@@ -445,9 +446,11 @@ function remoteProc(r: RemoteRank, rank: number, part: JobPart): Proc {
   };
 }
 
-/** How messages name a rank: `rank 3` of the first job, `rank 1 of spawned job 2 (child.js)` of a spawned one. */
-function who(part: JobPart, rank: number): string {
-  return part.index === 0 ? `rank ${rank}` : `rank ${rank} of spawned job ${part.index} (${part.what})`;
+/** How messages name a rank: `rank 3 (pid 7)` of the first job, `rank 1 of spawned job 2 (node child.js; pid 8)` of a spawned one. */
+function who(part: JobPart, rank: number, detail?: string): string {
+  const notes = [...(part.index === 0 ? [] : [part.what]), ...(detail === undefined ? [] : [detail])];
+  const name = part.index === 0 ? `rank ${rank}` : `rank ${rank} of spawned job ${part.index}`;
+  return notes.length === 0 ? name : `${name} (${notes.join('; ')})`;
 }
 
 /** The --tag-output prefix: `[3] ` for the first job's ranks, `[2:1] ` for rank 1 of spawned job 2. */

@@ -68,7 +68,7 @@ export function planSpawn(request: SpawnRequest, ctx: PlacementContext): SpawnPl
     const hostInfo = info.get('host') ?? info.get('hosts');
     if (hostInfo !== undefined) {
       hosts = hostInfo.split(',').map((h) => h.trim()).filter((h) => h !== '');
-      const known = ctx.hosts === null ? ctx.localNames : [...slots.keys()];
+      const known = [...new Set(ctx.hosts === null ? ctx.localNames : slots.keys())];
       const bad = hosts.find((h) => !known.includes(h));
       if (bad !== undefined || hosts.length === 0) {
         return { error: `${what}: info host ${JSON.stringify(hostInfo)} is not one of this job's hosts (${known.join(', ')}); ` +
@@ -96,8 +96,10 @@ export function planSpawn(request: SpawnRequest, ctx: PlacementContext): SpawnPl
       if (!isDirectory(cwd)) return { error: `${what}: info wdir ${JSON.stringify(cwd)} is not a directory on this host` };
       const found = findCommand(block.command, info.get('path'), cwd, { ...ctx.env, ...env });
       if (found === null) {
-        return { error: `${what}: cannot find an executable ${JSON.stringify(block.command)} ` +
-          `${info.has('path') ? `in info path ${JSON.stringify(info.get('path'))}` : block.command.includes('/') ? `(relative to ${cwd})` : 'on PATH'}; ` +
+        const where = info.has('path') && !block.command.includes('/') ? `in info path ${JSON.stringify(info.get('path'))}`
+          : path.isAbsolute(block.command) ? '(no such executable file)'
+            : block.command.includes('/') ? `(relative to the working directory ${cwd})` : 'on PATH';
+        return { error: `${what}: cannot find an executable ${JSON.stringify(block.command)} ${where}; ` +
           'give its full path, or the directory in info path' };
       }
       if (ctx.hosts === null || places.every(startsHere)) command = found;

@@ -272,8 +272,11 @@ export class PmiClient {
     if (key.length === 0 || key.length > this.maxes.keylenMax || /[\s=]/.test(key)) {
       throw new PmiError(`PMI: key ${JSON.stringify(key)} must be 1..${this.maxes.keylenMax} characters without spaces or '='`);
     }
-    if (value.length > this.maxes.vallenMax || /\s/.test(value)) {
-      throw new PmiError(`PMI: value for ${key} must be at most ${this.maxes.vallenMax} characters without spaces (got ${value.length})`);
+    if (/\s/.test(value)) {
+      throw new PmiError(`PMI: the value for ${key} (${JSON.stringify(value.slice(0, 80))}) contains white space, which a PMI value cannot carry`);
+    }
+    if (value.length > this.maxes.vallenMax) {
+      throw new PmiError(`PMI: the value for ${key} is ${value.length} characters, the process manager takes at most ${this.maxes.vallenMax}`);
     }
   }
 }
