@@ -276,7 +276,7 @@ export class PmiClient {
       throw new PmiError(`PMI: the value for ${key} (${JSON.stringify(value.slice(0, 80))}) contains white space, which a PMI value cannot carry`);
     }
     if (value.length > this.maxes.vallenMax) {
-      throw new PmiError(`PMI: the value for ${key} is ${value.length} characters, the process manager takes at most ${this.maxes.vallenMax}`);
+      throw new PmiError(`PMI: the value for ${key} is ${value.length} characters, the process manager takes at most ${this.maxes.vallenMax} characters`);
     }
   }
 }
