@@ -80,17 +80,19 @@ export function planSpawn(request: SpawnRequest, ctx: PlacementContext): SpawnPl
     const startsHere = (h: string | null) => h === null || h === ctx.launcherHost;
     const placeOne = (k: number): string | null => {
       if (ctx.hosts === null) return null;
-      if (hosts.length > 0) return hosts[k % hosts.length]!;
-      let best: string | null = null;
+      let best = hosts.length > 0 ? hosts[k % hosts.length]! : null;
       let bestLoad = Infinity;
-      for (const [h, s] of slots) {
-        const load = (ctx.load(h) + (planned.get(h) ?? 0)) / s;
-        if (load < bestLoad) [best, bestLoad] = [h, load];
+      if (best === null) {
+        for (const [h, s] of slots) {
+          const load = (ctx.load(h) + (planned.get(h) ?? 0)) / s;
+          if (load < bestLoad) [best, bestLoad] = [h, load];
+        }
       }
+      // Counted at once, so the next process of this request sees it.
+      planned.set(best!, (planned.get(best!) ?? 0) + 1);
       return best;
     };
     const places = Array.from({ length: block.maxprocs }, (_, k) => placeOne(k));
-    for (const h of places) if (h !== null) planned.set(h, (planned.get(h) ?? 0) + 1);
     let command = block.command;
     if (places.some(startsHere)) {
       if (!isDirectory(cwd)) return { error: `${what}: info wdir ${JSON.stringify(cwd)} is not a directory on this host` };
