@@ -10,9 +10,10 @@
  *   child ...     reports rank, size, appnum, PMI_SPAWNED, preput, cwd, env, args; runs a
  *                 barrier, put and get in its own key-value space; checks the parent's key is
  *                 not there; looks up and publishes names
- *   refused       spawns a command that does not exist, then one on a host that does not
- *                 exist, and prints both errors
- *   failing       spawns 1 `fail` child, then waits (the launcher must stop it)
+ *   refused [host] spawns a command that does not exist, one on a host that does not exist,
+ *                 one with a wdir that does not exist, one with a preput value holding a space,
+ *                 and prints the errors (with `host`, the first and third start there)
+ *   failing [host] spawns 1 `fail` child (on `host`), then waits (the launcher must stop it)
  *   fail          creates a file in /dev/shm named like a segment of its job, then exits 1
  */
 import fs from 'node:fs';
@@ -88,9 +89,10 @@ switch (role) {
     break;
   }
   case 'refused': {
-    say(`bad command: ${errorOf(() => pmi.spawn({ blocks: [{ command: '/nonexistent/prog', args: [], maxprocs: 2, info: [] }], preput: [] }))}`);
+    const on: [string, string][] = rest[0] === undefined ? [] : [['host', rest[0]]];
+    say(`bad command: ${errorOf(() => pmi.spawn({ blocks: [{ command: '/nonexistent/prog', args: [], maxprocs: 2, info: on }], preput: [] }))}`);
     say(`bad host: ${errorOf(() => pmi.spawn({ blocks: [{ command: process.execPath, args: [self, 'child'], maxprocs: 1, info: [['host', 'no-such-host']] }], preput: [] }))}`);
-    say(`bad wdir: ${errorOf(() => pmi.spawn({ blocks: [{ command: process.execPath, args: [self, 'child'], maxprocs: 1, info: [['wdir', '/nonexistent/dir']] }], preput: [] }))}`);
+    say(`bad wdir: ${errorOf(() => pmi.spawn({ blocks: [{ command: process.execPath, args: [self, 'child'], maxprocs: 1, info: [['wdir', '/nonexistent/dir'], ...on] }], preput: [] }))}`);
     say(`preput with a space: ${errorOf(() => pmi.spawn({ blocks: [{ command: process.execPath, args: [], maxprocs: 1, info: [] }], preput: [['K', 'a b']] }))}`);
     pmi.finalize();
     break;
@@ -98,12 +100,13 @@ switch (role) {
   case 'failing': {
     fs.writeFileSync(`/dev/shm/tsmpi-${process.env.TSMPI_JOBID}-probe-parent`, 'x');
     say(`job ${process.env.TSMPI_JOBID}`);
-    say(`errcodes ${pmi.spawn({ blocks: [{ command: process.execPath, args: [self, 'fail'], maxprocs: 1, info: [] }], preput: [] }).join(',')}`);
+    const on: [string, string][] = rest[0] === undefined ? [] : [['host', rest[0]]];
+    say(`errcodes ${pmi.spawn({ blocks: [{ command: process.execPath, args: [self, 'fail'], maxprocs: 1, info: on }], preput: [] }).join(',')}`);
     for (;;) sleep(1000);
   }
   case 'fail': {
     fs.writeFileSync(`/dev/shm/tsmpi-${process.env.TSMPI_JOBID}-probe-child`, 'x');
-    say(`job ${process.env.TSMPI_JOBID}`);
+    say(`job ${process.env.TSMPI_JOBID} host ${os.hostname()}`);
     sleep(300);
     process.exit(1);
   }
