@@ -157,9 +157,12 @@ export class Job {
   private newPart(jobId: string, size: number, what: string, firstId: number,
                   preput: SpawnRequest['preput'], appnums?: readonly number[]): JobPart {
     const index = this.parts.length;
+    const hosts = this.options.hosts;
     const server = new PmiServer({
       size,
       kvsname: `tsmpi_${jobId}`,
+      // The same for every job of the run: the first job's size, or the hosts' slots when more.
+      universeSize: Math.max(this.options.nprocs, hosts === null ? 0 : hosts.reduce((n, h) => n + h.slots, 0)),
       firstId,
       preput,
       names: this.names,

@@ -190,10 +190,11 @@ export class PmiClient {
     for (const [key, value] of request.preput) this.checkKeyValue(key, value);
     let total = 0;
     for (const b of request.blocks) {
-      if (!Number.isInteger(b.maxprocs) || b.maxprocs < 1) throw new PmiError(`PMI spawn: ${JSON.stringify(b.command)} asks for ${b.maxprocs} processes; at least 1 is needed`);
+      if (!Number.isInteger(b.maxprocs) || b.maxprocs < 0) throw new PmiError(`PMI spawn: ${JSON.stringify(b.command)} asks for ${b.maxprocs} processes; a count is an integer >= 0`);
       total += b.maxprocs;
     }
-    if (request.blocks.length === 0) throw new PmiError('PMI spawn: no command to start');
+    // A command may start none (its appnum is still counted), but the job must have a process.
+    if (total === 0) throw new PmiError('PMI spawn: no process to start (every command asks for 0)');
     for (const block of formatSpawnBlocks(request)) {
       wire('-> %s', block.trimEnd().replace(/\n/g, ' | '));
       this.channel.send(block);

@@ -111,13 +111,14 @@ function toRequest(blocks: readonly Map<string, string>[]): SpawnRequest {
     const info: [string, string][] = [];
     const infoNum = f.has('info_num') ? intOf(f, 'info_num', 0) : 0;
     for (let k = 0; k < infoNum; k++) info.push([required(f, `info_key_${k}`), required(f, `info_val_${k}`)]);
-    out.push({ command, args, maxprocs: intOf(f, 'nprocs', 1), info });
+    out.push({ command, args, maxprocs: intOf(f, 'nprocs', 0), info });
   }
   // Every block repeats the preput; the first one's is the request's.
   const first = blocks[0]!;
   const preput: [string, string][] = [];
   const preputNum = first.has('preput_num') ? intOf(first, 'preput_num', 0) : 0;
   for (let k = 0; k < preputNum; k++) preput.push([required(first, `preput_key_${k}`), required(first, `preput_val_${k}`)]);
+  if (out.every((b) => b.maxprocs === 0)) throw new PmiError('PMI spawn: every command asks for 0 processes');
   return { blocks: out, preput };
 }
 

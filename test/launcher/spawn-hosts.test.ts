@@ -21,7 +21,7 @@ const PROBE = launcherProgram('spawn-probe');
 /** `[1:2] child 2: job <id> host <h>` lines -> the host of each spawned process, by tag. */
 function childHosts(stdout: string): Map<string, string> {
   const hosts = new Map<string, string>();
-  for (const m of stdout.matchAll(/^\[(\d+:\d+)\] child \d+: job \w+ host (\S+)$/gm)) hosts.set(m[1]!, m[2]!);
+  for (const m of stdout.matchAll(/^\[(\d+:\d+)\] child \d+: job \w+ universe \d+ host (\S+)$/gm)) hosts.set(m[1]!, m[2]!);
   return hosts;
 }
 
@@ -34,6 +34,8 @@ describe('tsmpiexec --hosts: PMI spawn on other hosts', { skip }, () => {
       const r = await tsmpiexecOnH1(['--hosts', 'h1,h2', '-n', '1', '--tag-output', node, PROBE, 'parent', wdir, 'h2'], 100_000);
       assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
       assert.deepEqual([...childHosts(r.stdout)].sort(), [['1:0', 'h2'], ['1:1', 'h2'], ['1:2', 'h2']], r.stdout);
+      // The universe is the hosts' slots (2) for every job.
+      assert.match(r.stdout, /^\[1:0\] child 0: job \w+ universe 2 host h2$/m);
       assert.match(r.stdout, /^\[0\] parent 0: errcodes 0,0,0$/m);
       assert.match(r.stdout, /^\[0\] parent 0: child published child-port-0$/m);
       for (let c = 0; c < 3; c++) {

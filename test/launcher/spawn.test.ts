@@ -47,7 +47,8 @@ describe('tsmpiexec: PMI spawn and the name service', () => {
             assert.equal(lines[0], `size 3 appnum ${first ? 0 : 1} spawned 1 preput port-of-${p}`);
             assert.equal(lines[1], first ? `cwd ${wdir} CHILD_VAR first SECOND 2 args ["two words","k=v"]`
               : `cwd ${process.cwd()} CHILD_VAR second SECOND undefined args ["other"]`);
-            const jobId = /^job (\w+) host /.exec(lines[2]!)?.[1];
+            // The universe is the first job's size (no --hosts).
+            const jobId = new RegExp(`^job (\\w+) universe ${n} host `).exec(lines[2]!)?.[1];
             assert.ok(jobId !== undefined && jobId !== '-', lines[2]);
             jobs.add(jobId);
             assert.equal(lines[3], `peer ${(c + 1) % 3} has child-${p}-${(c + 1) % 3} parentkey undefined`);

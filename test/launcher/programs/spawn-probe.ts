@@ -76,7 +76,7 @@ switch (role) {
     const [parent = '?', ...args] = rest;
     say(`size ${pmi.size} appnum ${pmi.getAppnum()} spawned ${process.env.PMI_SPAWNED} preput ${pmi.parentValue('PARENT_PORT')}`);
     say(`cwd ${process.cwd()} CHILD_VAR ${process.env.CHILD_VAR} SECOND ${process.env.SECOND} args ${JSON.stringify(args)}`);
-    say(`job ${process.env.TSMPI_JOBID ?? '-'} host ${os.hostname()}`);
+    say(`job ${process.env.TSMPI_JOBID ?? '-'} universe ${pmi.getUniverseSize()} host ${os.hostname()}`);
     // Every spawned job uses the same keys: a space shared between jobs would show another parent's value.
     pmi.put(`childkey-${pmi.rank}`, `child-${parent}-${pmi.rank}`);
     pmi.barrier();

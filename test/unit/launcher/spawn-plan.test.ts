@@ -16,13 +16,14 @@ function processes(plan: ReturnType<typeof planSpawn>): readonly PlannedProcess[
 }
 
 describe('spawn plan (tsmpiexec)', () => {
-  it('numbers ranks over the commands, appnum per command, wdir, env and PMI_SPAWNED', () => {
+  it('numbers ranks over the commands, appnum per command (one of 0 processes counts), wdir, env and PMI_SPAWNED', () => {
     const ps = processes(planSpawn({
-      blocks: [block({ maxprocs: 2, info: [['wdir', os.tmpdir()], ['env', 'A=1  B=x=y']] }), block({ args: ['b'], info: [['other', 'ignored']] })],
+      blocks: [block({ maxprocs: 2, info: [['wdir', os.tmpdir()], ['env', 'A=1  B=x=y']] }), block({ maxprocs: 0 }),
+        block({ args: ['b'], info: [['other', 'ignored']] })],
       preput: [],
     }, context()));
     assert.deepEqual(ps.map((p) => [p.rank, p.appnum, p.cwd, p.args[0], p.host]), [
-      [0, 0, os.tmpdir(), 'a', null], [1, 0, os.tmpdir(), 'a', null], [2, 1, '/', 'b', null]]);
+      [0, 0, os.tmpdir(), 'a', null], [1, 0, os.tmpdir(), 'a', null], [2, 2, '/', 'b', null]]);
     assert.deepEqual(ps[0]!.env, { PMI_SPAWNED: '1', A: '1', B: 'x=y' });
     assert.deepEqual(ps[2]!.env, { PMI_SPAWNED: '1' });
   });

@@ -77,13 +77,17 @@ describe('PMI spawn wire format', () => {
     const b = new SpawnAssembler();
     for (const l of ['mcmd=spawn', 'nprocs=zero', 'execname=x', 'totspawns=1', 'argcnt=0']) b.push(`${l}\n`);
     assert.throws(() => b.push('endcmd\n'), /nprocs="zero" is not an integer/);
+    const none = new SpawnAssembler();
+    for (const l of ['mcmd=spawn', 'nprocs=0', 'execname=x', 'totspawns=1', 'argcnt=0']) none.push(`${l}\n`);
+    assert.throws(() => none.push('endcmd\n'), /every command asks for 0 processes/);
   });
 
   it('refuses an argument with a newline before sending anything', () => {
     const { c, ch } = client({});
     assert.throws(() => c.spawn({ blocks: [{ command: 'x', args: ['a\nb'], maxprocs: 1, info: [] }], preput: [] }), /contains a newline/);
     assert.throws(() => c.spawn({ blocks: [{ command: 'x', args: [], maxprocs: 1, info: [] }], preput: [['K', 'a b']] }), /white space/);
-    assert.throws(() => c.spawn({ blocks: [{ command: 'x', args: [], maxprocs: 0, info: [] }], preput: [] }), /at least 1/);
+    assert.throws(() => c.spawn({ blocks: [{ command: 'x', args: [], maxprocs: 0, info: [] }], preput: [] }), /no process to start/);
+    assert.throws(() => c.spawn({ blocks: [{ command: 'x', args: [], maxprocs: -1, info: [] }], preput: [] }), /integer >= 0/);
     assert.deepEqual(ch.sent, []);
   });
 });
