@@ -122,8 +122,8 @@ export class Job {
         const gate = nprocs > 1 ? new StartGate() : null;
         try {
           for (let r = 0; r < nprocs && this.ending === null; r++) {
-            this.startHere(first, r, r, this.options.command, this.options.args, { ...process.env, ...Object.fromEntries(this.options.exports) },
-              undefined, gate, nprocs);
+            this.startHere(first, r, this.options.command, this.options.args, { ...process.env, ...Object.fromEntries(this.options.exports) },
+              undefined, gate);
           }
         } finally {
           gate?.open();
@@ -210,8 +210,7 @@ export class Job {
     const remote = new Map<string, PlannedProcess[]>();
     for (const p of plan.processes) {
       if (p.host === null) {
-        this.startHere(part, p.rank, part.server.firstId + p.rank, p.command, p.args,
-          { ...process.env, ...Object.fromEntries(this.options.exports), ...p.env }, p.cwd, null, size);
+        this.startHere(part, p.rank, p.command, p.args, { ...process.env, ...Object.fromEntries(this.options.exports), ...p.env }, p.cwd, null);
       } else {
         let list = remote.get(p.host);
         if (list === undefined) remote.set(p.host, (list = []));
@@ -226,6 +225,8 @@ export class Job {
         for (const p of this.procs) if (p.part === part && !p.exited) p.kill('SIGKILL');
         return { error };
       }
+      // The run ended while the agents were starting them: they missed the stop.
+      if (this.ending !== null) for (const p of this.procs) if (p.part === part && !p.exited) p.kill('SIGTERM');
     }
     return { errcodes: new Array<number>(size).fill(0) };
   }
@@ -312,9 +313,11 @@ export class Job {
   }
 
   /** Starts process `rank` of `part` on this host. */
-  private startHere(part: JobPart, rank: number, id: number, command: string, args: readonly string[],
-                    env: NodeJS.ProcessEnv, cwd: string | undefined, gate: StartGate | null, size: number): void {
+  private startHere(part: JobPart, rank: number, command: string, args: readonly string[],
+                    env: NodeJS.ProcessEnv, cwd: string | undefined, gate: StartGate | null): void {
     const { tagOutput, sciNodes, pmiPort } = this.options;
+    const { size, firstId } = part.server;
+    const id = firstId + rank;
     // A spawned job is not split into SCI nodes: its processes get what the launcher's environment says.
     if (sciNodes !== null && part.index === 0) env.TSMPI_SCI_NODE = String(sciNodeOf(rank, size, sciNodes));
     const started = startLocalRank({
