@@ -88,4 +88,17 @@ describe('tsmpiexec: PMI spawn and the name service', () => {
     assert.deepEqual(tsmpiSegments(parentJob), []);
     assert.deepEqual(tsmpiSegments(childJob), []);
   });
+
+  it('a spawned child that aborts ends the whole run with its exit code, named', { timeout: 60_000 }, async () => {
+    const r = await tsmpiexec(['-n', '1', node, PROBE, 'aborting'], 50_000);
+    assert.equal(r.status, 7, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    assert.match(r.stderr, /^tsmpiexec: rank 0 of spawned job 1 \(node spawn-probe\.js\) called MPI_Abort with exit code 7: the child gives up$/m);
+  });
+
+  it('a spawned process spawns again: each job reads its own spawner\'s preput', { timeout: 60_000 }, async () => {
+    const r = await tsmpiexec(['-n', '1', '--tag-output', node, PROBE, 'nested'], 50_000);
+    assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    assert.deepEqual(r.stdout.split('\n').filter((l) => l !== '').sort(),
+      ['[0] nested 0: errcodes 0', '[1:0] mid 0: errcodes 0', '[1:0] mid 0: preput from-nested', '[2:0] leaf 0: preput from-mid']);
+  });
 });

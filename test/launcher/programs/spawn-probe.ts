@@ -15,6 +15,8 @@
  *                 and prints the errors (with `host`, the first and third start there)
  *   failing [host] spawns 1 `fail` child (on `host`), then waits (the launcher must stop it)
  *   fail          creates a file in /dev/shm named like a segment of its job, then exits 1
+ *   aborting      spawns 1 `abort` child, then waits; `abort` asks PMI to abort with code 7
+ *   nested        spawns 1 `mid`, which spawns 1 `leaf`; each prints the preput it got
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -110,6 +112,26 @@ switch (role) {
     sleep(300);
     process.exit(1);
   }
+  case 'aborting': {
+    say(`errcodes ${pmi.spawn({ blocks: [{ command: process.execPath, args: [self, 'abort'], maxprocs: 1, info: [] }], preput: [] }).join(',')}`);
+    for (;;) sleep(1000);
+  }
+  case 'abort': {
+    pmi.abort(7, 'the child gives up');
+    for (;;) sleep(1000);
+  }
+  case 'nested':
+  case 'mid': {
+    if (role === 'mid') say(`preput ${pmi.parentValue('LEVEL')}`);
+    const next = role === 'nested' ? 'mid' : 'leaf';
+    say(`errcodes ${pmi.spawn({ blocks: [{ command: process.execPath, args: [self, next], maxprocs: 1, info: [] }], preput: [['LEVEL', `from-${role}`]] }).join(',')}`);
+    pmi.finalize();
+    break;
+  }
+  case 'leaf':
+    say(`preput ${pmi.parentValue('LEVEL')}`);
+    pmi.finalize();
+    break;
   default:
     throw new Error(`unknown role ${role}`);
 }
