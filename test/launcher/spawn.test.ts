@@ -101,4 +101,18 @@ describe('tsmpiexec: PMI spawn and the name service', () => {
     assert.deepEqual(r.stdout.split('\n').filter((l) => l !== '').sort(),
       ['[0] nested 0: errcodes 0', '[1:0] mid 0: errcodes 0', '[1:0] mid 0: preput from-nested', '[2:0] leaf 0: preput from-mid']);
   });
+
+  it('through the ProcessManager (what Comm.Spawn calls): env lines, preput, names', { timeout: 60_000 }, async () => {
+    const r = await tsmpiexec(['-n', '1', node, path.join(DIST, 'test', 'launcher', 'programs', 'spawn-pm.js'), 'parent'], 50_000);
+    assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+    assert.deepEqual(r.stdout.split('\n').filter((l) => l !== '').sort(), [
+      'child 0: lookup pm-port-1',
+      'child 0: size 2 parentValue tag#0$port#42 A_VAR 1 B_VAR two cwd /',
+      'child 1: lookup pm-port-1',
+      'child 1: size 2 parentValue tag#0$port#42 A_VAR 1 B_VAR two cwd /',
+      'parent 0: bad env: spawn: info env entry "NOT" is not NAME=value (entries are separated by newlines or spaces; values cannot hold spaces)',
+      'parent 0: errcodes 0,0',
+      'parent 0: parentValue undefined',
+    ]);
+  });
 });
