@@ -9,6 +9,7 @@ import { DIST, run } from '../helpers.js';
  * The PMI client's spawn and name service against MPICH's hydra (Debian's mpiexec.hydra, PMI-1
  * on PMI_FD), with the program of spawn.test.ts: each parent rank spawns 2 + 1 children with a
  * preput, args and info wdir; hydra's own publish table (no hydra_nameserver) serves the names.
+ * With -pmi-port the ranks and the children connect to hydra's PMI port with PMI_ID instead.
  * hydra knows the info keys wdir, path, host, hosts and hostfile; `env` it ignores, so the
  * children see no CHILD_VAR there.
  */
@@ -18,13 +19,13 @@ const PROBE = path.join(DIST, 'test', 'launcher', 'programs', 'spawn-probe.js');
 const TAG = /^(parent|child) (\d+): (.*)$/;
 
 describe('PMI spawn and the name service under hydra', { skip }, () => {
-  for (const n of [1, 2]) {
-    it(`-n ${n}: each parent spawns 3 children of 2 commands, which read the preput and use their own space`, { timeout: 90_000 }, async () => {
+  for (const [n, flags] of [[1, []], [2, []], [1, ['-pmi-port']]] as const) {
+    it(`${['-n', n, ...flags].join(' ')}: each parent spawns 3 children of 2 commands, which read the preput and use their own space`, { timeout: 90_000 }, async () => {
       const wdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsmpi-spawn-hydra-'));
       try {
         const env = { ...process.env };
         for (const k of ['PMI_FD', 'PMI_PORT', 'PMI_ID', 'PMI_RANK', 'PMI_SIZE', 'TSMPI_JOBID']) delete env[k];
-        const r = await run('timeout', ['-k', '5', '70', HYDRA, '-n', String(n), process.execPath, PROBE, 'parent', wdir], 80_000, { env });
+        const r = await run('timeout', ['-k', '5', '70', HYDRA, ...flags, '-n', String(n), process.execPath, PROBE, 'parent', wdir], 80_000, { env });
         assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
         const lines = r.stdout.split('\n').filter((l) => TAG.test(l));
         for (let p = 0; p < n; p++) {

@@ -23,7 +23,7 @@ function linesOf(stdout: string, tag: string): string[] {
 
 describe('tsmpiexec: PMI spawn and the name service', () => {
   for (const [n, flags] of [[1, []], [2, []], [1, ['--pmi-port']]] as const) {
-    it(`-n ${n} ${flags.join(' ')}: each parent spawns 3 children of 2 commands; children see their own job`, { timeout: 90_000 }, async () => {
+    it(`${['-n', n, ...flags].join(' ')}: each parent spawns 3 children of 2 commands; children see their own job`, { timeout: 90_000 }, async () => {
       const wdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsmpi-spawn-wdir-'));
       try {
         const r = await tsmpiexec(['-n', String(n), '--tag-output', ...flags, node, PROBE, 'parent', wdir], 80_000);
