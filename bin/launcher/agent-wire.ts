@@ -18,7 +18,7 @@ export interface AgentConfig {
   readonly secret: string;
   readonly jobId: string;
   readonly size: number;
-  /** The world ranks this host runs. */
+  /** The world ranks this host runs (none: an agent started for a spawn only). */
   readonly ranks: readonly number[];
   readonly command: string;
   readonly args: readonly string[];
@@ -31,14 +31,34 @@ export interface AgentConfig {
   readonly heartbeatMs: number;
 }
 
+/**
+ * A process of a spawned job for an agent to start. `id` is its PMI_ID, unique over the
+ * launcher's jobs, and names it in every later message (where a first-job rank's is its rank).
+ */
+export interface SpawnSpec {
+  readonly id: number;
+  readonly rank: number;
+  readonly size: number;
+  readonly jobId: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  /** The cwd came from info wdir: a host without it refuses the spawn (else it starts in home). */
+  readonly cwdGiven: boolean;
+  /** Variables on top of the job's environment (the info env, PMI_SPAWNED). */
+  readonly env: Readonly<Record<string, string>>;
+}
+
 export type ToAgent =
   | { readonly t: 'hb' }
   /** Signal one rank's process group (stopping the job). */
   | { readonly t: 'kill'; readonly rank: number; readonly signal: NodeJS.Signals }
   /** Signal one process by pid (a rank's own pid from its business card: the state report). */
   | { readonly t: 'signal'; readonly pid: number; readonly signal: NodeJS.Signals }
-  /** The job is over: stop what still runs, sweep this host's segments, say `swept`, exit. */
-  | { readonly t: 'end' };
+  /** The job is over: stop what still runs, sweep this host's segments (of every job), say `swept`, exit. */
+  | { readonly t: 'end' }
+  /** Start these processes of a spawned job (all, or none when one cannot start); answer `spawned`. */
+  | { readonly t: 'spawn'; readonly req: number; readonly procs: readonly SpawnSpec[] };
 
 export type FromAgent =
   | { readonly t: 'hb' }
@@ -48,7 +68,9 @@ export type FromAgent =
   | { readonly t: 'out'; readonly rank: number; readonly fd: 1 | 2; readonly text: string }
   | { readonly t: 'exit'; readonly rank: number; readonly pid: number; readonly code: number | null; readonly signal: NodeJS.Signals | null }
   | { readonly t: 'error'; readonly rank: number; readonly message: string }
-  | { readonly t: 'swept'; readonly names: readonly string[] };
+  | { readonly t: 'swept'; readonly names: readonly string[] }
+  /** The answer to `spawn` number `req`: error null when every process started. */
+  | { readonly t: 'spawned'; readonly req: number; readonly error: string | null };
 
 /** Writes one message as a JSON line. */
 export function sendMessage(socket: net.Socket, message: ToAgent | FromAgent): void {

@@ -13,10 +13,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { sweepJobSegments } from '../../src/common/segment-names.js';
 import { authLine, SECRET_ENV } from '../../src/pmi/auth.js';
-import { readMessages, sendMessage, type AgentConfig, type ToAgent } from './agent-wire.js';
+import { readMessages, sendMessage, type AgentConfig, type SpawnSpec, type ToAgent } from './agent-wire.js';
+import { resolveExecutable } from './command.js';
 import { killGroup, onWholeLines } from './output.js';
 
 /** How long ranks get after SIGTERM before SIGKILL when the agent stops them on its own. */
@@ -35,8 +37,12 @@ class Agent {
   private socket: net.Socket | null = null;
   private lastHeard = Date.now();
   private stopping = false;
+  /** Every job with processes here (the first, and spawned ones): each one's segments are swept at the end. */
+  private readonly jobIds: Set<string>;
 
-  constructor(private readonly config: AgentConfig) {}
+  constructor(private readonly config: AgentConfig) {
+    this.jobIds = new Set([config.jobId]);
+  }
 
   async run(): Promise<void> {
     this.socket = await this.connectRetrying();
@@ -50,7 +56,10 @@ class Agent {
       if (silent > this.config.silenceMs) void this.shutdown(`the launcher fell silent for ${(silent / 1000).toFixed(1)} s (its host or the network is down)`);
     }, this.config.heartbeatMs);
     beat.unref();
-    for (const rank of this.config.ranks) this.ranks.push(this.start(rank));
+    const { command, args, cwd, jobId, size } = this.config;
+    for (const rank of this.config.ranks) {
+      this.ranks.push(this.start({ id: rank, rank, size, jobId, command, args, cwd, cwdGiven: false, env: {} }));
+    }
   }
 
   /**
@@ -111,38 +120,65 @@ class Agent {
         return;
       case 'end':
         void this.shutdown(null);
+        return;
+      case 'spawn':
+        this.send({ t: 'spawned', req: m.req, error: this.spawn(m.procs) });
     }
   }
 
-  private start(rank: number): LocalRank {
-    const { command, args, cwd, jobId, size, secret } = this.config;
-    const env: NodeJS.ProcessEnv = { ...process.env, ...this.config.env };
+  /**
+   * Starts the processes of a spawned job, all or none: a command this host cannot find or an
+   * info wdir it does not have refuses the whole spawn. Returns null, or why.
+   */
+  private spawn(procs: readonly SpawnSpec[]): string | null {
+    if (this.stopping) return `the agent on ${this.config.host} is stopping`;
+    for (const p of procs) {
+      const env = { ...process.env, ...this.config.env, ...p.env };
+      if (p.cwdGiven && !isDirectory(p.cwd)) return `info wdir ${JSON.stringify(p.cwd)} is not a directory on host ${this.config.host}`;
+      const cwd = existingDir(p.cwd);
+      if (resolveExecutable(p.command.includes('/') ? path.resolve(cwd, p.command) : p.command, env) === null) {
+        return `cannot find an executable ${JSON.stringify(p.command)} on host ${this.config.host}` +
+          `${p.command.includes('/') ? '' : ' (on its PATH)'}; give its full path, or the directory in info path`;
+      }
+    }
+    for (const p of procs) {
+      this.jobIds.add(p.jobId);
+      this.ranks.push(this.start(p));
+    }
+    return null;
+  }
+
+  private start(spec: SpawnSpec): LocalRank {
+    const { secret } = this.config;
+    const { id, rank, size, jobId, command, args, cwd } = spec;
+    const env: NodeJS.ProcessEnv = { ...process.env, ...this.config.env, ...spec.env };
     for (const k of ['PMI_FD', 'TSMPI_PMI_FD_ID', 'TSMPI_SCI_NODE']) delete env[k];
     env.TSMPI_JOBID = jobId;
     env.PMI_PORT = this.pmiPort();
-    env.PMI_ID = String(rank);
+    env.PMI_ID = String(id);
     env.PMI_RANK = String(rank);
     env.PMI_SIZE = String(size);
     env[SECRET_ENV] = secret;
     // Own process group, so stopping a rank stops its children too (a wrapper such as npx).
     const child = spawn(command, [...args], { env, cwd: existingDir(cwd), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const outputs = [this.forward(rank, child.stdout!, 1), this.forward(rank, child.stderr!, 2)];
+    // Messages name the process by its PMI_ID (a first-job rank's is its rank).
+    const outputs = [this.forward(id, child.stdout!, 1), this.forward(id, child.stderr!, 2)];
     const entry: LocalRank = {
-      rank,
+      rank: id,
       child,
       exited: false,
       done: new Promise<void>((resolve) => {
-        child.on('spawn', () => this.send({ t: 'started', rank, pid: child.pid! }));
+        child.on('spawn', () => this.send({ t: 'started', rank: id, pid: child.pid! }));
         child.on('error', (err) => {
           entry.exited = true;
-          this.send({ t: 'error', rank, message: `cannot start ${JSON.stringify(command)}: ${err.message}` });
+          this.send({ t: 'error', rank: id, message: `cannot start ${JSON.stringify(command)}: ${err.message}` });
           resolve();
         });
         child.on('exit', (code, signal) => {
           entry.exited = true;
           // Output first, so the launcher has every line before it hears of the exit.
           void Promise.all(outputs).then(() => {
-            this.send({ t: 'exit', rank, pid: child.pid ?? -1, code, signal });
+            this.send({ t: 'exit', rank: id, pid: child.pid ?? -1, code, signal });
             resolve();
           });
         });
@@ -187,7 +223,7 @@ class Agent {
     }, KILL_GRACE_MS);
     await Promise.all(this.ranks.map((r) => r.done));
     clearTimeout(kill);
-    const names = sweepJobSegments(this.config.jobId);
+    const names = [...this.jobIds].flatMap((jobId) => sweepJobSegments(jobId));
     if (why !== null && names.length > 0) this.say(`removed ${names.length} shared segment(s) of the job`);
     this.send({ t: 'swept', names });
     if (this.socket !== null && !this.socket.destroyed) this.socket.end(() => process.exit(why === null ? 0 : 1));
@@ -197,6 +233,14 @@ class Agent {
 
   private say(text: string): void {
     process.stderr.write(`tsmpi agent on ${this.config.host}: ${text}\n`);
+  }
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { acceptAuthenticated } from '../../src/pmi/auth.js';
-import { readMessages, sendMessage, type AgentConfig, type FromAgent } from './agent-wire.js';
+import { readMessages, sendMessage, type AgentConfig, type FromAgent, type SpawnSpec } from './agent-wire.js';
 import { quoteForShell } from './command.js';
 import { forwardLines } from './output.js';
 
@@ -23,6 +23,7 @@ const HOST_LOCAL = /^(?:HOSTNAME|PWD|OLDPWD|SHLVL|_|SSH_\w+|PMI_\w+|TSMPI_PMI_FD
 
 /** A rank as the job sees it, wherever it runs. */
 export interface RemoteRank {
+  /** Its rank in the first job; for a spawned job's process, its PMI_ID (unique over the jobs). */
   readonly rank: number;
   readonly host: string;
   exited: boolean;
@@ -36,6 +37,8 @@ export interface RemoteRank {
 export interface AgentEvents {
   exit(rank: number, pid: number, code: number | null, signal: NodeJS.Signals | null, host: string): void;
   fail(message: string, exitCode: number): void;
+  /** Process `rank` (see RemoteRank) could not be started on `host`. */
+  failProcess(rank: number, host: string, message: string): void;
   output(rank: number, fd: 1 | 2, text: string): void;
 }
 
@@ -52,8 +55,21 @@ class AgentLink {
   lost = false;
   child: ChildProcess | null = null;
   private sweptWaiter: (() => void) | null = null;
+  /** Spawn requests sent to the agent and not yet answered, by request number. */
+  readonly spawnsDue = new Map<number, (error: string | null) => void>();
+  private connectWaiters: (() => void)[] = [];
 
   constructor(readonly host: string, readonly ranks: RankEntry[]) {}
+
+  /** Resolves once the agent has connected back (or the host is given up). */
+  connected(): Promise<void> {
+    if (this.socket !== null || this.lost) return Promise.resolve();
+    return new Promise((resolve) => this.connectWaiters.push(resolve));
+  }
+
+  markConnected(): void {
+    for (const w of this.connectWaiters.splice(0)) w();
+  }
 
   send(m: Parameters<typeof sendMessage>[1]): void {
     if (this.socket !== null && !this.lost) sendMessage(this.socket, m);
@@ -88,6 +104,9 @@ export class HostAgents {
   private readonly listener = net.createServer();
   private heartbeat: NodeJS.Timeout | null = null;
   private ending = false;
+  /** The configuration the first job's agents got, for agents started later for a spawn. */
+  private base: Omit<AgentConfig, 'host' | 'ranks'> | null = null;
+  private nextSpawn = 0;
 
   constructor(private readonly events: AgentEvents, private readonly secret: string,
               private readonly launcherExec: readonly string[], private readonly launcherHost: string) {}
@@ -103,21 +122,53 @@ export class HostAgents {
     acceptAuthenticated(this.listener, this.secret, 'agent', (socket, rest) => this.onConnection(socket, rest));
     const env = jobEnvironment(exports);
     const all: RemoteRank[] = [];
+    this.base = {
+      ...base, env, secret: this.secret, agentPort: hostPort(this.launcherHost, port),
+      // Longer than ours: when the network between us fails, the launcher names the host
+      // first; the agent then cleans up its host on its own.
+      silenceMs: 2 * HOST_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS,
+    };
     for (const [host, ranks] of placement) {
       const entries = ranks.map((r) => this.rankEntry(r, host));
-      const link = new AgentLink(host, entries);
-      this.links.set(host, link);
       for (const e of entries) all[e.rank] = e;
-      const config: AgentConfig = {
-        ...base, host, ranks, env, secret: this.secret, agentPort: hostPort(this.launcherHost, port),
-        // Longer than ours: when the network between us fails, the launcher names the host
-        // first; the agent then cleans up its host on its own.
-        silenceMs: 2 * HOST_TIMEOUT_MS, heartbeatMs: HEARTBEAT_MS,
-      };
-      this.spawnAgent(link, config);
+      this.addLink(host, entries, ranks);
     }
     this.heartbeat = setInterval(() => this.checkHeartbeats(), HEARTBEAT_MS);
     return all;
+  }
+
+  /**
+   * Starts processes of a spawned job on `host` through its agent (started now if the host had
+   * no rank yet). `started` are the processes as the job sees them, at once; `result` resolves
+   * when the agent has started them all (null) or refused the lot (why).
+   */
+  spawn(host: string, procs: readonly SpawnSpec[]): { started: RemoteRank[]; result: Promise<string | null> } {
+    const entries = procs.map((p) => this.rankEntry(p.id, host));
+    let link = this.links.get(host);
+    if (link === undefined) link = this.addLink(host, [], []);
+    const target = link;
+    target.ranks.push(...entries);
+    const req = this.nextSpawn++;
+    const result = target.connected().then(() => new Promise<string | null>((resolve) => {
+      if (target.lost || target.finished) {
+        resolve(`the agent on host ${host} is gone`);
+        return;
+      }
+      target.spawnsDue.set(req, resolve);
+      target.send({ t: 'spawn', req, procs });
+    })).then((error) => {
+      // Refused: nothing started there, so its entries are over.
+      if (error !== null) for (const e of entries) e.finish();
+      return error;
+    });
+    return { started: entries, result };
+  }
+
+  private addLink(host: string, entries: RankEntry[], ranks: readonly number[]): AgentLink {
+    const link = new AgentLink(host, entries);
+    this.links.set(host, link);
+    this.spawnAgent(link, { ...this.base!, host, ranks });
+    return link;
   }
 
   /** The job is over: each agent stops what still runs and sweeps its host; waits for that, bounded. */
@@ -194,6 +245,7 @@ export class HostAgents {
         }
         link.socket = socket;
         link.lastHeard = Date.now();
+        link.markConnected();
         socket.on('close', () => {
           if (!link!.finished && !this.ending) this.hostLost(link!, `lost the connection to the agent on host ${link!.host}`, 1);
         });
@@ -219,8 +271,14 @@ export class HostAgents {
       }
       case 'error': {
         const entry = link.ranks.find((r) => r.rank === m.rank);
-        this.events.fail(`rank ${m.rank} on host ${link.host}: ${m.message}`, 127);
+        this.events.failProcess(m.rank, link.host, m.message);
         entry?.finish();
+        return;
+      }
+      case 'spawned': {
+        const answer = link.spawnsDue.get(m.req);
+        link.spawnsDue.delete(m.req);
+        answer?.(m.error);
         return;
       }
       case 'swept':
@@ -251,6 +309,9 @@ export class HostAgents {
     link.lost = true;
     this.events.fail(message, exitCode);
     for (const r of link.ranks) if (!r.exited) r.finish();
+    for (const answer of link.spawnsDue.values()) answer(`host ${link.host} was lost`);
+    link.spawnsDue.clear();
+    link.markConnected();
     this.release(link);
   }
 

@@ -1,5 +1,5 @@
 import { PmiError } from '../common/errors.js';
-import { PmiClient } from '../pmi/index.js';
+import { PmiClient, type SpawnBlock } from '../pmi/index.js';
 
 /**
  * What the device layer needs from whoever started the job: identity, a key-value exchange
@@ -57,13 +57,33 @@ class PmiProcessManager implements ProcessManager {
   fence() { this.client.barrier(); }
   abort(exitcode: number, message: string) { this.client.abort(exitcode, message); }
   finalize() { this.client.finalize(); }
-  spawn(_commands: readonly SpawnCommand[], _preput: ReadonlyMap<string, string>): number[] {
-    throw new PmiError('PMI spawn: not wired yet (issue 18 in progress)');
+  spawn(commands: readonly SpawnCommand[], preput: ReadonlyMap<string, string>): number[] {
+    return this.client.spawn({ blocks: commands.map(toSpawnBlock), preput: [...preput] });
   }
-  parentValue(_key: string): string | undefined { return undefined; }
-  publishName(_service: string, _port: string): void { throw new PmiError('PMI publish_name: not wired yet (issue 18 in progress)'); }
-  unpublishName(_service: string): void { throw new PmiError('PMI unpublish_name: not wired yet (issue 18 in progress)'); }
-  lookupName(_service: string): string | undefined { throw new PmiError('PMI lookup_name: not wired yet (issue 18 in progress)'); }
+  parentValue(key: string): string | undefined { return this.client.parentValue(key); }
+  publishName(service: string, port: string): void { this.client.publishName(service, port); }
+  unpublishName(service: string): void { this.client.unpublishName(service); }
+  lookupName(service: string): string | undefined { return this.client.lookupName(service); }
+}
+
+/**
+ * A command as PMI carries it. A PMI field cannot hold a newline, so the `env` info value's
+ * "NAME=value" lines travel separated by spaces (tsmpiexec splits on either); a value that
+ * holds a space of its own cannot be passed this way.
+ */
+function toSpawnBlock(c: SpawnCommand): SpawnBlock {
+  const info: [string, string][] = [];
+  for (const [key, value] of c.info) {
+    if (key !== 'env') {
+      info.push([key, value]);
+      continue;
+    }
+    const pairs = value.split(/\s+/).filter((p) => p !== '');
+    const bad = pairs.find((p) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(p));
+    if (bad !== undefined) throw new PmiError(`spawn: info env entry ${JSON.stringify(bad)} is not NAME=value (entries are separated by newlines or spaces; values cannot hold spaces)`);
+    info.push([key, pairs.join(' ')]);
+  }
+  return { command: c.command, args: c.args, maxprocs: c.maxprocs, info };
 }
 
 class SingletonProcessManager implements ProcessManager {

@@ -4,6 +4,7 @@ import { tagTraceWithRank } from '../common/trace-rank.js';
 import { addon } from '../native/addon.js';
 import { authLine, SECRET_ENV } from './auth.js';
 import { inheritedSocketProblem, PMI_FD_ADVICE } from './inherited-fd.js';
+import { formatSpawnBlocks, type SpawnRequest } from './spawn-wire.js';
 import { FdLineChannel } from './transport.js';
 import { formatLine, parseLine, type PmiMessage } from './wire.js';
 
@@ -171,6 +172,88 @@ export class PmiClient {
     exchange(this.channel, 'barrier_in', {}, 'barrier_out');
   }
 
+  /**
+   * The value the spawning job put under `key` into this job's key-value space before it
+   * started (spawn's preput), or undefined: no such key, or this job was not spawned. Both
+   * hydra and tsmpiexec put preput keys into the new job's own space, so this is a `get`.
+   */
+  parentValue(key: string): string | undefined {
+    return this.get(key);
+  }
+
+  /**
+   * Starts a new job (PMI_Spawn_multiple): sends one block per command (src/pmi/spawn-wire.ts)
+   * and reads the one spawn_result. Returns an error code per process, in command order (all 0
+   * when the server sends none, as hydra does); raises PmiError when the server refused (rc != 0).
+   */
+  spawn(request: SpawnRequest): number[] {
+    for (const [key, value] of request.preput) this.checkKeyValue(key, value);
+    let total = 0;
+    for (const b of request.blocks) {
+      if (!Number.isInteger(b.maxprocs) || b.maxprocs < 0) throw new PmiError(`PMI spawn: ${JSON.stringify(b.command)} asks for ${b.maxprocs} processes; a count is an integer >= 0`);
+      total += b.maxprocs;
+    }
+    // A command may start none (its appnum is still counted), but the job must have a process.
+    if (total === 0) throw new PmiError('PMI spawn: no process to start (every command asks for 0)');
+    for (const block of formatSpawnBlocks(request)) {
+      wire('-> %s', block.trimEnd().replace(/\n/g, ' | '));
+      this.channel.send(block);
+    }
+    const reply = parseReply(this.channel, 'spawn');
+    expectCmd('spawn', reply, 'spawn_result');
+    const rc = reply.fields.get('rc');
+    if (rc !== '0') {
+      throw new PmiError(`PMI spawn of ${request.blocks.map((b) => JSON.stringify(b.command)).join(', ')} failed: ` +
+        `${reply.fields.get('msg') ?? `rc=${rc ?? '(none)'}`}`);
+    }
+    const codes = reply.fields.get('errcodes');
+    if (codes === undefined) return new Array<number>(total).fill(0);
+    const errcodes = codes.split(',').map(Number);
+    if (errcodes.length !== total || errcodes.some((c) => !Number.isInteger(c))) {
+      throw replyError('spawn', reply, `errcodes must be ${total} integers separated by commas`);
+    }
+    return errcodes;
+  }
+
+  /** Publishes `port` under `service` in the process manager's name service; a taken name is a PmiError. */
+  publishName(service: string, port: string): void {
+    checkName('publish_name', 'service', service);
+    checkName('publish_name', 'port', port);
+    const reply = this.ask('publish_name', { service, port }, 'publish_result');
+    if (reply.fields.get('rc') !== '0') {
+      throw new PmiError(`PMI publish_name: cannot publish the service ${JSON.stringify(service)}: ${reply.fields.get('msg') ?? 'refused'} (is it published already?)`);
+    }
+  }
+
+  /** Withdraws `service`; one that is not published is a PmiError. */
+  unpublishName(service: string): void {
+    checkName('unpublish_name', 'service', service);
+    const reply = this.ask('unpublish_name', { service }, 'unpublish_result');
+    if (reply.fields.get('rc') !== '0') {
+      throw new PmiError(`PMI unpublish_name: cannot unpublish the service ${JSON.stringify(service)}: ${reply.fields.get('msg') ?? 'refused'}`);
+    }
+  }
+
+  /** The port published under `service`, or undefined when none is. */
+  lookupName(service: string): string | undefined {
+    checkName('lookup_name', 'service', service);
+    const reply = this.ask('lookup_name', { service }, 'lookup_result');
+    if (reply.fields.get('rc') !== '0') return undefined;
+    const port = reply.fields.get('port');
+    if (port === undefined) throw replyError('lookup_name', reply, 'rc=0 but no port');
+    return port;
+  }
+
+  /** Sends one command and returns the reply, checking only its name (the caller reads rc). */
+  private ask(command: string, fields: Record<string, string>, expected: string): PmiMessage {
+    const line = formatLine(command, fields);
+    wire('-> %s', line.trimEnd());
+    this.channel.send(line);
+    const reply = parseReply(this.channel, command);
+    expectCmd(command, reply, expected);
+    return reply;
+  }
+
   /** Asks the process manager to end the whole job; does not wait for a reply. */
   abort(exitcode: number, message: string): void {
     // A long message loses its middle, not its end: the end names the user's line.
@@ -190,9 +273,19 @@ export class PmiClient {
     if (key.length === 0 || key.length > this.maxes.keylenMax || /[\s=]/.test(key)) {
       throw new PmiError(`PMI: key ${JSON.stringify(key)} must be 1..${this.maxes.keylenMax} characters without spaces or '='`);
     }
-    if (value.length > this.maxes.vallenMax || /\s/.test(value)) {
-      throw new PmiError(`PMI: value for ${key} must be at most ${this.maxes.vallenMax} characters without spaces (got ${value.length})`);
+    if (/\s/.test(value)) {
+      throw new PmiError(`PMI: the value for ${key} (${JSON.stringify(value.slice(0, 80))}) contains white space, which a PMI value cannot carry`);
     }
+    if (value.length > this.maxes.vallenMax) {
+      throw new PmiError(`PMI: the value for ${key} is ${value.length} characters, the process manager takes at most ${this.maxes.vallenMax} characters`);
+    }
+  }
+}
+
+/** Service names and ports travel as single PMI tokens: no spaces, no '=', not empty. */
+function checkName(command: string, what: string, text: string): void {
+  if (text === '' || /[\s=]/.test(text) || Buffer.byteLength(text) > 256) {
+    throw new PmiError(`PMI ${command}: the ${what} ${JSON.stringify(text)} cannot travel over PMI: it must be 1..256 bytes without spaces or '='`);
   }
 }
 

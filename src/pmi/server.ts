@@ -1,6 +1,8 @@
 import net from 'node:net';
 import createDebug from 'debug';
 import { acceptAuthenticated } from './auth.js';
+import type { NameService } from './name-service.js';
+import { SpawnAssembler, type SpawnRequest } from './spawn-wire.js';
 import { formatLine, LineSplitter, parseLine, type PmiMessage } from './wire.js';
 
 /** Every PMI line, tagged with the rank it goes to or comes from (the launcher's side of tsmpi:pmi:wire). */
@@ -9,13 +11,30 @@ const wire = createDebug('tsmpi:pmi:wire');
 export interface PmiServerOptions {
   readonly size: number;
   readonly kvsname: string;
-  readonly appnum?: number;
+  /** Each rank's appnum (get_appnum): the index of its command in a Spawn_multiple; 0 if absent. */
+  readonly appnumOf?: (rank: number) => number;
   readonly universeSize?: number;
+  /**
+   * The PMI_ID of rank 0 (initack's pmiid is firstId + rank). Ids are unique across every job of
+   * one launcher, as spawned jobs connect to the same PMI_PORT (see src/pmi/router.ts).
+   */
+  readonly firstId?: number;
+  /** Keys in the job's space before any rank starts: the spawner's preput. */
+  readonly preput?: ReadonlyArray<readonly [string, string]>;
+  /** The launcher's name service, shared by all its jobs; without one, publish/lookup fail. */
+  readonly names?: NameService;
+  /**
+   * A rank asked for a new job (mcmd=spawn). Resolves once its processes are started, with an
+   * error code per process, or with why nothing was started; without it, spawn is refused.
+   */
+  readonly onSpawn?: (rank: number, request: SpawnRequest) => Promise<SpawnOutcome>;
   /** A rank asked to end the job (MPI.Abort, or a fatal error). */
   readonly onAbort: (rank: number, exitcode: number, message: string) => void;
   /** A client broke the protocol; the job cannot go on. */
   readonly onProtocolError: (rank: number | null, message: string) => void;
 }
+
+export type SpawnOutcome = { readonly errcodes: readonly number[] } | { readonly error: string };
 
 /** Maxes as hydra announces them; values must fit PMI_MAXLINE with command, kvsname and key. */
 const MAXES = { kvsname_max: 256, keylen_max: 64, vallen_max: 1024 } as const;
@@ -27,6 +46,8 @@ interface Client {
   acked: boolean;
   initialized: boolean;
   finalized: boolean;
+  /** The lines of a spawn request under way (mcmd=spawn ... endcmd, per command). */
+  readonly spawn: SpawnAssembler;
 }
 
 /**
@@ -40,14 +61,25 @@ export class PmiServer {
   private readonly clients: Client[] = [];
   private barrierWaiting: Client[] = [];
 
-  constructor(private readonly options: PmiServerOptions) {}
+  constructor(private readonly options: PmiServerOptions) {
+    for (const [k, v] of options.preput ?? []) this.kvs.set(k, v);
+  }
+
+  /** The PMI_ID of rank 0; a rank's is firstId + rank. */
+  get firstId(): number {
+    return this.options.firstId ?? 0;
+  }
+
+  get size(): number {
+    return this.options.size;
+  }
 
   /**
    * Serves one rank's connection; rank null means it will identify itself with initack.
    * `already` is what arrived before the connection was handed here (after an auth line).
    */
   attach(socket: net.Socket, rank: number | null, already = ''): void {
-    const client: Client = { rank, socket, acked: false, initialized: false, finalized: false };
+    const client: Client = { rank, socket, acked: false, initialized: false, finalized: false, spawn: new SpawnAssembler() };
     this.clients.push(client);
     const lines = new LineSplitter();
     socket.setEncoding('utf8');
@@ -100,6 +132,27 @@ export class PmiServer {
     for (const c of this.clients) c.socket.destroy();
   }
 
+  /** One line of a spawn request; the whole request goes to onSpawn, its outcome back as spawn_result. */
+  private spawnLine(client: Client, line: string): void {
+    let request: SpawnRequest | null;
+    try {
+      request = client.spawn.push(line);
+    } catch (e) {
+      this.options.onProtocolError(client.rank, (e as Error).message);
+      return;
+    }
+    if (request === null) return;
+    const onSpawn = this.options.onSpawn;
+    if (onSpawn === undefined) {
+      this.send(client, 'spawn_result', { rc: 1, msg: oneLine('this process manager cannot spawn') });
+      return;
+    }
+    onSpawn(client.rank ?? -1, request).then((outcome) => {
+      if ('error' in outcome) this.send(client, 'spawn_result', { rc: 1, msg: oneLine(outcome.error) });
+      else this.send(client, 'spawn_result', { rc: 0, errcodes: outcome.errcodes.join(',') });
+    }, (e: unknown) => this.send(client, 'spawn_result', { rc: 1, msg: oneLine(`the launcher failed to spawn: ${(e as Error).message}`) }));
+  }
+
   private send(client: Client, cmd: string, fields: Record<string, string | number> = {}): void {
     const line = formatLine(cmd, fields);
     wire('[rank %s] -> %s', client.rank, line.trimEnd());
@@ -108,6 +161,10 @@ export class PmiServer {
 
   private handleLine(client: Client, line: string): void {
     wire('[rank %s] <- %s', client.rank, line.trimEnd());
+    if (client.spawn.active || line.startsWith('mcmd=')) {
+      this.spawnLine(client, line);
+      return;
+    }
     let msg: PmiMessage;
     try {
       msg = parseLine(line);
@@ -118,7 +175,7 @@ export class PmiServer {
     const f = msg.fields;
     switch (msg.cmd) {
       case 'initack': {
-        const id = Number(f.get('pmiid'));
+        const id = Number(f.get('pmiid')) - this.firstId;
         // A rank's inherited socket (PMI_FD) may sit unused when the rank connected here instead
         // (its fd was lost on the way); only a second live identity for one rank is an error.
         const taken = (c: Client) => c !== client && c.rank === id && (c.acked || c.initialized);
@@ -145,7 +202,7 @@ export class PmiServer {
         this.send(client, 'my_kvsname', { kvsname: this.options.kvsname });
         return;
       case 'get_appnum':
-        this.send(client, 'appnum', { appnum: this.options.appnum ?? 0 });
+        this.send(client, 'appnum', { appnum: this.options.appnumOf?.(client.rank ?? 0) ?? 0 });
         return;
       case 'get_universe_size':
         this.send(client, 'universe_size', { size: this.options.universeSize ?? this.options.size });
@@ -184,6 +241,32 @@ export class PmiServer {
         this.options.onAbort(client.rank ?? -1, Number.isInteger(code) ? code : 1, f.get('message') ?? '');
         return;
       }
+      case 'publish_name': {
+        const service = f.get('service');
+        const port = f.get('port');
+        if (service === undefined || port === undefined) {
+          this.send(client, 'publish_result', { info: 'ok', rc: 1, msg: 'service_or_port_missing' });
+        } else if (this.options.names === undefined) {
+          this.send(client, 'publish_result', { info: 'ok', rc: 1, msg: 'no_name_service' });
+        } else if (!this.options.names.publish(service, port)) {
+          this.send(client, 'publish_result', { info: 'ok', rc: 1, msg: 'key_already_present' });
+        } else {
+          this.send(client, 'publish_result', { info: 'ok', rc: 0, msg: 'success' });
+        }
+        return;
+      }
+      case 'unpublish_name': {
+        const service = f.get('service');
+        const ok = service !== undefined && this.options.names?.unpublish(service) === true;
+        this.send(client, 'unpublish_result', ok ? { info: 'ok', rc: 0, msg: 'success' } : { info: 'ok', rc: 1, msg: 'service_not_found' });
+        return;
+      }
+      case 'lookup_name': {
+        const service = f.get('service');
+        const port = service === undefined ? undefined : this.options.names?.lookup(service);
+        this.send(client, 'lookup_result', port !== undefined ? { port, info: 'ok', rc: 0, msg: 'success' } : { rc: 1, msg: 'service_not_found' });
+        return;
+      }
       case 'finalize':
         client.finalized = true;
         this.send(client, 'finalize_ack');
@@ -192,4 +275,12 @@ export class PmiServer {
         this.options.onProtocolError(client.rank, `unknown PMI command ${JSON.stringify(msg.cmd)}`);
     }
   }
+}
+
+/**
+ * Free text as the last field of a PMI line: one line, and no '=', which a reader would take for
+ * the start of another field.
+ */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').replace(/=/g, ':').slice(0, 800);
 }
