@@ -19,6 +19,10 @@ export interface ProcessManager {
   fence(): void;
   abort(exitcode: number, message: string): void;
   finalize(): void;
+  /** Which command of the spawn that started this job it runs (MPI.APPNUM); 0 for a job a launcher started. */
+  readonly appnum: number;
+  /** How many processes the process manager could run (MPI.UNIVERSE_SIZE); the world size when it does not say. */
+  readonly universeSize: number;
   /**
    * Starts a new job of `commands` (PMI-1's spawn: Comm.Spawn and Spawn_multiple at their
    * root); `preput` goes into the new job's key-value space before its processes start (the
@@ -52,6 +56,17 @@ class PmiProcessManager implements ProcessManager {
   get size() { return this.client.size; }
   get kvsname() { return this.client.kvsname; }
   get valueMax() { return this.client.maxes.vallenMax; }
+  private known: { appnum: number; universeSize: number } | null = null;
+  /** Asked once, at the first use (two PMI round trips no Init needs). */
+  private ask(): { appnum: number; universeSize: number } {
+    if (this.known === null) {
+      const universe = this.client.getUniverseSize();
+      this.known = { appnum: this.client.getAppnum(), universeSize: universe > 0 ? universe : this.client.size };
+    }
+    return this.known;
+  }
+  get appnum() { return this.ask().appnum; }
+  get universeSize() { return this.ask().universeSize; }
   put(key: string, value: string) { this.client.put(key, value); }
   get(key: string) { return this.client.get(key); }
   fence() { this.client.barrier(); }
@@ -92,6 +107,8 @@ class SingletonProcessManager implements ProcessManager {
   readonly size = 1;
   readonly kvsname = null;
   readonly valueMax = 1024;
+  readonly appnum = 0;
+  readonly universeSize = 1;
   private readonly kvs = new Map<string, string>();
   put(key: string, value: string) { this.kvs.set(key, value); }
   get(key: string) { return this.kvs.get(key); }

@@ -121,8 +121,8 @@ export class Comm {
       case HOST: return PROC_NULL;
       case IO: return core.rank;
       case WTIME_IS_GLOBAL: return false;
-      case APPNUM: return 0;
-      case UNIVERSE_SIZE: return this.world.size;
+      case APPNUM: return this.world.pm.appnum;
+      case UNIVERSE_SIZE: return this.world.pm.universeSize;
       // An attribute of COMM_WORLD only; elsewhere it is no key.
       case LASTUSEDCODE: return core.ctx === 0 ? lastUsedErrorCode() : getAttr(this.attrOwner(), keyval);
       default: return getAttr(this.attrOwner(), keyval);
