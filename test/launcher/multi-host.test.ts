@@ -75,6 +75,8 @@ describe('ranks on several hosts (ch_ucx between hosts, ch_shmem within one)', {
     // reaches the other as another job's processes, through the port's TCP socket and ch_ucx).
     ['h1:2,h2:2', 4, 'dynamic/ports', [], []],
     ['h1,h2,h3', 3, 'intercomm/coll', ['port', '1'], []],
+    // Comm.Spawn under hydra: the children go where hydra puts them, the parents span two hosts.
+    ['h1,h2', 2, 'dynamic/spawn', ['hydra'], []],
   ];
   /**
    * The lock library (src/locks) under the generic hammer, one lock of each family, and the

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 
 import { bringHostsUp, segmentsOn } from '../emulated-hosts.js';
-import { launcherProgram, node, tsmpiexecOnH1, whyNoMultiHost } from './hosts-helpers.js';
+import { launcherProgram, mpiProgram, node, tsmpiexecOnH1, whyNoMultiHost } from './hosts-helpers.js';
 
 /**
  * PMI spawn across emulated hosts (../shared/tools/netns-hosts.sh): tsmpiexec on h1 with
@@ -80,4 +80,14 @@ describe('tsmpiexec --hosts: PMI spawn on other hosts', { skip }, () => {
       assert.deepEqual(await segmentsOn(h, childJob), [], `child job's segment left on ${h}`);
     }
   });
+
+  // MPI's Comm.Spawn over those jobs: parents on both hosts, children placed over both, the
+  // intercommunicators between them through ch_ucx across the hosts (test/mpi/dynamic/spawn.ts).
+  for (const n of [1, 2]) {
+    it(`Comm.Spawn and Spawn_multiple from ${n} parent(s) over h1,h2`, { timeout: 120_000 }, async () => {
+      const r = await tsmpiexecOnH1(['--hosts', 'h1,h2', '-n', String(n), '--timeout', '90', node, mpiProgram('dynamic/spawn')], 110_000);
+      assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+      assert.match(r.stdout, /^ No Errors$/m, r.stdout);
+    });
+  }
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { ucxProbe } from '../../src/native/addon.js';
 import { DIST, tsmpiexec, tsmpiSegments } from '../helpers.js';
 
 /**
@@ -115,4 +116,23 @@ describe('tsmpiexec: PMI spawn and the name service', () => {
       'parent 0: parentValue undefined',
     ]);
   });
+});
+
+describe('Comm.Spawn: a side that dies ends the run', { skip: ucxProbe().available ? false : `UCX is not usable here: ${ucxProbe().reason}` }, () => {
+  const CRASH = path.join(DIST, 'test', 'launcher', 'programs', 'spawn-crash.js');
+  for (const [who, named] of [
+    ['child', /rank 1 of spawned job 1 \(node spawn-crash\.js; pid \d+(?: on host [^)]+)?\) exited with status 3/],
+    ['parent', /rank 0 \(pid \d+\) exited with status 4/],
+  ] as const) {
+    it(`a ${who} that exits while the other side waits for it: the run ends, naming it, and leaves no segment`, { timeout: 60_000 }, async () => {
+      const r = await tsmpiexec(['-n', '1', '--timeout', '40', process.execPath, CRASH, who], 50_000);
+      assert.notEqual(r.status, 0, r.stdout);
+      assert.match(r.stderr, named, r.stderr);
+      assert.doesNotMatch(r.stdout, /answered/, r.stdout);
+      assert.doesNotMatch(r.stderr, /timed out/, r.stderr);
+      const jobs = new Set([...r.stdout.matchAll(/^process \d+: job (\w+)$/gm)].map((m) => m[1]!));
+      assert.equal(jobs.size, 2, r.stdout);
+      for (const job of jobs) assert.deepEqual(tsmpiSegments(job), [], `segments of job ${job} left in /dev/shm`);
+    });
+  }
 });
