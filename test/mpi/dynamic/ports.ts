@@ -5,7 +5,9 @@
  * On each: sizes and ranks; messages both ways from every rank to every remote rank (1, 1000
  * and 300,000 elements: eager and rendezvous) received by ANY_SOURCE and ANY_TAG with their
  * statuses checked; Dup; Merge in both orders with a broadcast from every root and a large
- * Allreduce; Disconnect. Then bad input under MPI.ERRORS_RETURN, after which the job still works.
+ * Allreduce; Disconnect. Round 1 finds its port through the name service (Publish_name,
+ * Lookup_name, Unpublish_name). Then bad input under MPI.ERRORS_RETURN, after which the job
+ * still works.
  */
 import { MPI, type Intercomm } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
@@ -32,15 +34,25 @@ if (size < 2) {
     const root = inA ? rootA : rootB;
     let port = '';
     const tag = 40 + round;
+    // Round 1 finds the port through the name service, the others are told it by a message.
+    const service = `tsmpi-test-ports-${process.env.TSMPI_JOBID ?? process.ppid}-${round}`;
     if (inA && local.rank === rootA) {
       port = MPI.Open_port();
       t.check(port.length > 0 && !/\s/.test(port), `port name ${JSON.stringify(port)} has no spaces`);
-      world.send(port, split + rootB, tag);
+      if (round === 1) {
+        MPI.Publish_name(service, port);
+        t.throws(() => MPI.Publish_name(service, port), MPI.ERR_SERVICE, /cannot publish/, 'Publish_name of a name taken');
+        world.send(null, split + rootB, tag);
+      } else world.send(port, split + rootB, tag);
     } else if (!inA && local.rank === rootB) {
-      port = world.recv(rootA, tag) as string;
+      const told = world.recv(rootA, tag) as string | null;
+      port = round === 1 ? MPI.Lookup_name(service) : told!;
     }
     const inter: Intercomm = inA ? local.Accept(port, MPI.INFO_NULL, root) : local.Connect(port, MPI.INFO_NULL, root);
-    if (inA && local.rank === rootA) MPI.Close_port(port);
+    if (inA && local.rank === rootA) {
+      if (round === 1) MPI.Unpublish_name(service, port);
+      MPI.Close_port(port);
+    }
     inter.Set_errhandler(MPI.ERRORS_RETURN);
     t.equal(inter.Is_inter(), true, `round ${round}: Is_inter`);
     t.equal(inter.size, nLocal, `round ${round}: size is the local group's`);
@@ -123,6 +135,8 @@ if (size < 2) {
   t.throws(() => MPI.Close_port(42 as unknown as string), MPI.ERR_PORT, /must be a non-empty string/, 'Close_port(42)');
   local.Set_errhandler(MPI.ERRORS_RETURN);
   t.throws(() => local.Accept('x', MPI.INFO_NULL, nLocal), MPI.ERR_ROOT, /root .* out of range/, 'Accept with root out of range');
+  t.throws(() => MPI.Lookup_name(`tsmpi-test-nothing-${rank}`), MPI.ERR_NAME, /no port is published|cannot look up/, 'Lookup_name of a name nobody published');
+  t.throws(() => MPI.Unpublish_name(`tsmpi-test-nothing-${rank}`, 'x'), MPI.ERR_SERVICE, /cannot unpublish/, 'Unpublish_name of a name nobody published');
   const p = MPI.Open_port();
   MPI.Close_port(p);
   t.throws(() => self.Connect(p), MPI.ERR_PORT, /no one listens|cannot connect/, 'Connect to a port after Close_port');
