@@ -9,8 +9,9 @@
  *   const squares = await executor.map((x) => x * x, [1, 2, 3]);
  *   await executor.shutdown();
  *
- * In a program started without the flag, MPICommExecutor(comm, root) makes the same pool from
- * the ranks of a communicator. docs/futures.md describes the modes, the task rules and the
+ * In a program started without the flag (`tsmpiexec -n 1 node script.js`), MPIPoolExecutor
+ * spawns its workers (spawn mode, spawn.ts), and MPICommExecutor(comm, root) makes the same pool
+ * from the ranks of a communicator. docs/futures.md describes the modes, the task rules and the
  * protocol.
  */
 import { startRunningJob } from './job.js';
