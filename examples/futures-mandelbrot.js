@@ -1,6 +1,10 @@
 // A Mandelbrot image computed row by row on a pool of MPI workers (tsmpi/futures, after
-// mpi4py.futures' demo). Rank 0 runs this script; every other rank of the job is a worker:
-//   npx tsmpiexec -n 5 node --import tsmpi/futures examples/futures-mandelbrot.js [image.pgm]
+// mpi4py.futures' demo). The same script runs in both modes:
+//   running-job mode: rank 0 runs this script; every other rank of the job is a worker
+//     npx tsmpiexec -n 5 node --import tsmpi/futures examples/futures-mandelbrot.js [image.pgm]
+//   spawn mode: the script runs alone and the executor spawns its workers (4 here; without
+//   TSMPI_FUTURES_MAX_WORKERS, as many as MPI.UNIVERSE_SIZE leaves room for, at least 1)
+//     npx tsmpiexec -n 1 -x TSMPI_FUTURES_MAX_WORKERS=4 node examples/futures-mandelbrot.js [image.pgm]
 // With a file name it writes the image as a PGM (greyscale, any image viewer opens it).
 import fs from 'node:fs';
 import { MPIPoolExecutor } from 'tsmpi/futures';

@@ -17,6 +17,8 @@ const ENTRIES = {
   index: 'dist/src/index.js',
   'locks/index': 'dist/src/locks/index.js',
   'futures/index': 'dist/src/futures/index.js',
+  // The program of spawn mode's workers, beside futures/index (spawn.ts starts it by path).
+  'futures/spawned-worker': 'dist/src/futures/spawned-worker.js',
 };
 
 let esbuild;

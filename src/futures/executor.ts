@@ -1,27 +1,36 @@
 /**
  * MPIPoolExecutor, after mpi4py.futures.MPIPoolExecutor: submit(fn, ...args) → Future,
  * map(fn, ...iterables, { chunksize, unordered, timeout }) → results in order, shutdown(wait,
- * cancel_futures). Its workers are the other ranks of a job started in running-job mode
- * (job.ts), or of a communicator (MPICommExecutor, comm-executor.ts); mpi4py's other mode,
- * spawning workers, needs Comm.Spawn, which tsmpi does not have yet, so it raises
- * MPI.ERR_UNSUPPORTED_OPERATION.
+ * cancel_futures). Its workers come in one of mpi4py's three ways:
  *
- * The executors of a process share the job's workers (one WorkerPool); `max_workers` bounds
- * how many of them one executor keeps busy at once (its other tasks wait here, in order).
+ * - running-job mode (job.ts): the other ranks of a job started with `--import tsmpi/futures`,
+ *   shared by every executor of the script; `max_workers` bounds how many of them one executor
+ *   keeps busy at once (its other tasks wait here, in order);
+ * - MPICommExecutor (comm-executor.ts): the other ranks of a communicator;
+ * - spawn mode (spawn.ts), everywhere else: the executor spawns `max_workers` workers of its own
+ *   with MPI.COMM_SELF.Spawn, and its shutdown stops them and disconnects.
  */
 import v8 from 'node:v8';
 import { MPI } from '../index.js';
 import { Future } from './future.js';
-import { runningJobPool, IMPORT_SPECIFIER } from './job.js';
+import { runningJobPool } from './job.js';
 import { MapResults } from './map-results.js';
 import type { PoolTask, WorkerPool } from './pool.js';
+import { checkSpawnOptions, spawnPool, type SpawnOptions } from './spawn.js';
 import type { TaskMessage } from './protocol.js';
 import { describeValue, taskSpec, type TaskFunction, type TaskSpec } from './task.js';
 
-export interface MPIPoolExecutorOptions {
-  /** At most this many tasks of this executor run at once (default: every worker of the pool). */
+export interface MPIPoolExecutorOptions extends SpawnOptions {
+  /**
+   * Running-job mode: at most this many tasks of this executor run at once (default: every
+   * worker of the job). Spawn mode: the number of workers to spawn (default:
+   * $TSMPI_FUTURES_MAX_WORKERS, else MPI.UNIVERSE_SIZE minus the world size, at least 1).
+   * The other options (env, wdir, node_exe, node_args, mpi_info) are spawn mode's, spawn.ts.
+   */
   max_workers?: number | null;
 }
+
+const OPTION_NAMES = ['max_workers', 'env', 'wdir', 'node_exe', 'node_args', 'mpi_info'];
 
 export interface MapOptions {
   /** Arguments per task (default 1): bigger chunks mean fewer messages for short calls. */
@@ -54,29 +63,34 @@ export class MPIPoolExecutor {
   /** Futures not done yet (shutdown waits for them). */
   private readonly pending = new Set<Future<unknown>>();
   private shut = false;
-  /** For an executor with workers of its own (MPICommExecutor): stops them once its tasks are done. */
+  /** For an executor with workers of its own (MPICommExecutor, spawn mode): stops them once its tasks are done. */
   private readonly release: (() => void) | null;
 
   /**
-   * `new MPIPoolExecutor()`, `new MPIPoolExecutor({ max_workers: 4 })` (or just 4). Raises
-   * MPI.ERR_UNSUPPORTED_OPERATION where workers would have to be spawned: the process was not
-   * started with `node --import tsmpi/futures`, or the job has no rank but this one.
+   * `new MPIPoolExecutor()`, `new MPIPoolExecutor({ max_workers: 4 })` (or just 4). In
+   * running-job mode (with other ranks than this one) it uses the job's workers; elsewhere it
+   * spawns its workers here, and waits until they have started. A process started without a
+   * launcher cannot spawn: MPI.ERR_SPAWN, saying to start it with `tsmpiexec -n 1`.
    */
   constructor(options: MPIPoolExecutorOptions | number | null = {}) {
     const max = maxWorkersOf(options);
-    const own = typeof options === 'object' && options !== null ? (options as OwnPoolOption)[OWN_POOL] : undefined;
-    const pool = own?.pool ?? runningJobPool();
-    if (pool === null || pool.size === 0) {
-      const why = pool === null ? `this process was not started with \`node --import ${IMPORT_SPECIFIER}\`` :
-        'the job has no rank besides rank 0 to serve as a worker';
-      throw new MPI.Exception(MPI.ERR_UNSUPPORTED_OPERATION, 'MPIPoolExecutor: spawning workers needs Comm.Spawn, which ' +
-        `tsmpi does not have yet, and ${why}; run the job as \`tsmpiexec -n N node --import ${IMPORT_SPECIFIER} script.js\` ` +
-        'so that ranks 1..N-1 serve as workers');
+    const object = typeof options === 'object' && options !== null ? options : {};
+    const own = (object as OwnPoolOption)[OWN_POOL];
+    const job = own === undefined ? runningJobPool() : null;
+    let pool: WorkerPool;
+    let release: (() => void) | null = own?.release ?? null;
+    if (own !== undefined) pool = own.pool;
+    else if (job !== null && job.size > 0) pool = job;
+    else {
+      // mpi4py's SpawnPool: workers of this executor alone, as many as max_workers.
+      const spawned = spawnPool({ ...object, max_workers: max });
+      pool = spawned.pool;
+      release = spawned.release;
     }
     if (pool.isStopped) throw new MPI.Exception(MPI.ERR_OTHER, 'MPIPoolExecutor: the workers of this job have been stopped');
     this.pool = pool;
     this.maxWorkers = max ?? pool.size;
-    this.release = own?.release ?? null;
+    this.release = release;
   }
 
   /** How many tasks of this executor run at once: max_workers, at most the number of workers. */
@@ -136,7 +150,7 @@ export class MPIPoolExecutor {
     return this.scheduleCalls('starmap', spec, calls, options);
   }
 
-  /** mpi4py's bootup: the workers are up already (the job's ranks), so it only returns the executor. */
+  /** mpi4py's bootup: the workers are up already (the job's ranks, or spawned by the constructor), so it only returns the executor. */
   bootup(): this {
     this.checkOpen('bootup');
     return this;
@@ -165,7 +179,8 @@ export class MPIPoolExecutor {
    * Takes no more tasks; with `cancel_futures`, cancels those no worker has started; with
    * `wait` (the default), resolves when every task of this executor is done. In running-job
    * mode the workers stay for other executors and stop when the script ends; an executor of
-   * MPICommExecutor stops its workers once its tasks are done.
+   * MPICommExecutor, or one that spawned its workers, stops them once its tasks are done (a
+   * spawned executor also disconnects from them: its workers exit).
    */
   async shutdown(wait = true, cancel_futures = false): Promise<void> {
     if (typeof wait !== 'boolean') throw argError('shutdown', `wait must be a boolean, got ${describeValue(wait)}`);
@@ -269,11 +284,12 @@ export function maxWorkersOf(options: unknown): number | null | undefined {
 
 function checkOptions(options: unknown): MPIPoolExecutorOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw argError('constructor', `options must be an object ({ max_workers }), a number or null, got ${describeValue(options)}`);
+    throw argError('constructor', `options must be an object ({ max_workers, ... }), a number or null, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'max_workers') throw argError('constructor', `unknown option ${JSON.stringify(key)} (known: max_workers)`);
+    if (!OPTION_NAMES.includes(key)) throw argError('constructor', `unknown option ${JSON.stringify(key)} (known: ${OPTION_NAMES.join(', ')})`);
   }
+  checkSpawnOptions(options as SpawnOptions);
   return options as MPIPoolExecutorOptions;
 }
 

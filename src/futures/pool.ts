@@ -9,7 +9,7 @@
  * and uses no CPU.
  */
 import v8 from 'node:v8';
-import { MPI, type Intracomm, type Request } from '../index.js';
+import { MPI, type Comm, type Request } from '../index.js';
 import { TaskError, type Future } from './future.js';
 import { TAG_RESULT, TAG_STOP, TAG_TASK, type ResultMessage } from './protocol.js';
 
@@ -35,13 +35,19 @@ export class WorkerPool {
   private readonly queue: PoolTask[] = [];
   private queueHead = 0;
   private readonly idle: number[];
+  private readonly workers: readonly number[];
   private readonly out = new Map<number, OutTask>();
   private receiving = false;
   private lastId = 0;
   private stopped = false;
 
-  /** `workers`: ranks of `comm` that serve (worker.ts's serve). */
-  constructor(private readonly comm: Intracomm, workers: readonly number[]) {
+  /**
+   * `workers`: the ranks that serve (worker.ts's serve) in `comm`, an intracommunicator with
+   * the master in it (running-job mode, MPICommExecutor) or the intercommunicator to spawned
+   * workers (spawn mode: the ranks of the remote group).
+   */
+  constructor(private readonly comm: Comm, workers: readonly number[]) {
+    this.workers = [...workers];
     // Popped from the end: the lowest rank gets the first task.
     this.idle = [...workers].reverse();
     this.size = workers.length;
@@ -78,9 +84,7 @@ export class WorkerPool {
     this.queue.length = 0;
     this.queueHead = 0;
     const stop = v8.serialize(null);
-    for (let rank = 0; rank < this.comm.size; rank++) {
-      if (rank !== this.comm.rank) this.comm.Send(stop, rank, TAG_STOP);
-    }
+    for (const rank of this.workers) this.comm.Send(stop, rank, TAG_STOP);
   }
 
   private dispatch(): void {

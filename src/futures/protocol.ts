@@ -1,11 +1,12 @@
 /**
  * The messages between the master (the rank that runs the script and owns the executors) and
  * its workers, all object-form point-to-point on the pool's own communicator (a Dup of the
- * job's COMM_WORLD, so no message of the program can match one of these):
+ * job's COMM_WORLD, or in spawn mode the intercommunicator Spawn made, so no message of the program can match one of these):
  *
  *   master → worker   TAG_TASK    TaskMessage: one task (a submit) or one chunk of a map
  *   worker → master   TAG_RESULT  ResultMessage: the values of every call of the task, or its error
  *   master → worker   TAG_STOP    null: finish, MPI.Finalize and exit
+ *   master → worker   TAG_SYNC    spawn mode only, first: the workers' env and wdir (spawn.ts)
  *
  * Before the pool's communicator exists, the master opens or releases the waiting workers with
  * one control message each on COMM_WORLD (TAG_CONTROL), see job.ts. A worker holds at most one
@@ -18,6 +19,8 @@ import type { TaskSpec } from './task.js';
 export const TAG_TASK = 1;
 export const TAG_RESULT = 2;
 export const TAG_STOP = 3;
+/** Spawn mode: the parent's first message to each spawned worker (spawn.ts's SyncMessage: env, wdir). */
+export const TAG_SYNC = 4;
 
 /**
  * The tag of the control message on COMM_WORLD that opens (`'open'`) or releases (`'stop'`) the

@@ -5,7 +5,7 @@
  * request, so a worker with nothing to do sleeps on its doorbell and uses no CPU.
  */
 import v8 from 'node:v8';
-import { MPI, type Intracomm } from '../index.js';
+import { MPI, type Comm } from '../index.js';
 import { TAG_RESULT, describeThrown, type RemoteError, type ResultMessage, type TaskMessage } from './protocol.js';
 import { compileSource, type TaskSpec } from './task.js';
 
@@ -14,8 +14,13 @@ type Callable = (...args: unknown[]) => unknown;
 /** Imported task modules, by URL: each is imported once per worker. */
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 
-/** Serves tasks from `master` on `comm` until it sends stop (a null message). Returns the number of tasks run. */
-export async function serve(comm: Intracomm, master: number): Promise<number> {
+/**
+ * Serves tasks from `master` on `comm` until it sends stop (a null message). Returns the number
+ * of tasks run. `comm` is an intracommunicator with the master in it, or a spawned worker's
+ * intercommunicator to its parent (master 0 of the remote group; comm.rank, which the results
+ * carry, is then the worker's rank in the remote group as the parent sees it).
+ */
+export async function serve(comm: Comm, master: number): Promise<number> {
   let served = 0;
   for (;;) {
     const task = await comm.irecv<TaskMessage | null>(master, MPI.ANY_TAG);

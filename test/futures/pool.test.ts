@@ -91,12 +91,4 @@ describe('tsmpi/futures: MPIPoolExecutor over the ranks of a running job', () =>
         assert.deepEqual(got, want.sort());
       });
   }
-
-  it('without --import tsmpi/futures (or with no other rank) the spawn mode raises MPI.ERR_UNSUPPORTED_OPERATION', { timeout: LIMIT_MS }, async () => {
-    // Without the flag every rank runs the script as a program of its own.
-    const plain = okLines(await scenario('spawn', 2, []), 'spawn');
-    assert.deepEqual(plain, Array(2).fill('ok spawn: MPI.ERR_UNSUPPORTED_OPERATION, not started with'));
-    const alone = okLines(await scenario('spawn', 1), 'spawn');
-    assert.deepEqual(alone, ['ok spawn: MPI.ERR_UNSUPPORTED_OPERATION, no rank besides rank 0']);
-  });
 });
