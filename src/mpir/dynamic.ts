@@ -139,18 +139,22 @@ export const dynamicProcessCalls = { Open_port, Close_port, Publish_name, Unpubl
 
 // ---------------------------------------------------------------- Accept, Connect, Spawn
 
+/** Accept's and Connect's arguments at their root. */
+function checkPortArgs(call: string, port_name: unknown, info: unknown): void {
+  checkString(call, 'port_name', port_name, ErrorClass.ERR_PORT);
+  checkInfoArgument(call, info);
+}
+
 function accept(this: Intracomm, port_name: string, info: Info = INFO_NULL, root = 0): Intercomm {
   const core = this.coreFor('Accept');
   checkRoot(this, 'Accept', core, root);
-  if (core.rank === root) checkInfoArgument('Intracomm.Accept', info);
-  return met(meet(this, 'Accept', root, { kind: 'accept', port: core.rank === root ? String(port_name) : '' }));
+  return met(meet(this, 'Accept', root, { kind: 'accept', port: String(port_name), rootCheck: () => checkPortArgs('Intracomm.Accept', port_name, info) }));
 }
 
 function connect(this: Intracomm, port_name: string, info: Info = INFO_NULL, root = 0): Intercomm {
   const core = this.coreFor('Connect');
   checkRoot(this, 'Connect', core, root);
-  if (core.rank === root) checkInfoArgument('Intracomm.Connect', info);
-  return met(meet(this, 'Connect', root, { kind: 'connect', port: core.rank === root ? String(port_name) : '' }));
+  return met(meet(this, 'Connect', root, { kind: 'connect', port: String(port_name), rootCheck: () => checkPortArgs('Intracomm.Connect', port_name, info) }));
 }
 
 /** mpi4py's errcodes argument: a list that receives an error code per process (filled in place). */

@@ -6,6 +6,7 @@ import { allMembers, allreduceMaxInt } from '../coll-internal.js';
 import type { Comm, CommCore, Intracomm } from '../comm.js';
 import { nextFreeCtx, takeAgreedCtx } from '../comm-manage.js';
 import { ErrorClass } from '../error-classes.js';
+import { MPIException } from '../exception.js';
 import { Intercomm } from '../intercomm.js';
 import { runtime } from '../runtime.js';
 import { acceptOn, connectToPort, openedPort, parsePortName, receiveMessage, sendMessage } from './port.js';
@@ -58,9 +59,15 @@ class RootError extends Error {
 }
 
 /** Which side of the meeting a group is on; the root's part of it (its socket to the other root). */
-export type Side =
-  | { readonly kind: 'accept'; readonly port: string }
-  | { readonly kind: 'connect'; readonly port: string };
+export interface Side {
+  readonly kind: 'accept' | 'connect';
+  readonly port: string;
+  /**
+   * The root's checks of its arguments (significant at the root only): run inside the root's
+   * part, so a failure reaches every member as the same error instead of leaving them waiting.
+   */
+  readonly rootCheck?: () => void;
+}
 
 /**
  * Collective over `comm`: the intercommunicator between its group and the group on the other
@@ -80,11 +87,13 @@ export function meet(comm: Intracomm, call: string, root: number, side: Side): I
   let socket = -1;
   if (members !== null) {
     try {
+      side.rootCheck?.();
       const met = side.kind === 'accept' ? acceptSide(world, side.port, members) : connectSide(world, side.port, members);
       socket = met.socket;
       outcome = { ok: true, remote: met.remote, ctx: met.ctx };
     } catch (e) {
       outcome = e instanceof RootError ? { ok: false, errorClass: e.errorClass, message: e.message }
+        : e instanceof MPIException ? { ok: false, errorClass: e.error_class, message: e.message }
         : { ok: false, errorClass: ErrorClass.ERR_OTHER, message: (e as Error).message };
     }
     bcastFromRoot(world, local, root, outcome);

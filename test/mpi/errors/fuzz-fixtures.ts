@@ -39,6 +39,8 @@ export interface Fixtures {
   /** A session beside the World Model (errors returned), and one finalized. */
   readonly session: Session;
   readonly finalizedSession: Session;
+  /** A port this rank opened (MPI.Open_port): valid for Accept, Connect and the name service. */
+  readonly port: string;
 }
 
 export function makeFixtures(): Fixtures {
@@ -95,6 +97,7 @@ export function makeFixtures(): Fixtures {
     keyval: MPI.Comm.Create_keyval(),
     mem: MPI.Alloc_mem(64),
     session: MPI.Session.Init(MPI.INFO_NULL, MPI.ERRORS_RETURN),
+    port: MPI.Open_port(),
     finalizedSession: finalized(MPI.Session.Init(MPI.INFO_NULL, MPI.ERRORS_RETURN)),
   };
 }

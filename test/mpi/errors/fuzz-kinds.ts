@@ -279,7 +279,7 @@ export function kindOf(call: ApiCall, p: Param): Kind | { reason: string } {
     // Message.Probe/Iprobe probe any communicator, an intercommunicator too (as Mprobe does).
     case 'comm': return call.owner === 'Message' ? ANY_COMM : KINDS.comm!;
     case 'peer_comm': return KINDS.comm!;
-    case 'info': return KINDS.info!;
+    case 'info': return call.name === 'Spawn_multiple' ? SPAWN_INFOS : KINDS.info!;
     case 'count': case 'size': case 'nnodes': case 'blocklength': return KINDS.count!;
     case 'position': return KINDS.position!;
     case 'dispUnit': return KINDS.dispUnit!;
@@ -321,6 +321,12 @@ export function kindOf(call: ApiCall, p: Param): Kind | { reason: string } {
     case 'args': return ENV_ARGS;
     case 'fallback': return { reason: 'a fallback is returned as given' };
     case 'session': return SESSION;
+    case 'command': return call.name === 'Spawn_multiple' ? SPAWN_COMMANDS : SPAWN_COMMAND;
+    case 'maxprocs': return call.name === 'Spawn_multiple' ? SPAWN_COUNTS : SPAWN_COUNT;
+    case 'errcodes': return ERRCODES;
+    case 'port_name': return PORT_NAME;
+    case 'service_name': return SERVICE_NAME;
+    case 'fd': return { reason: 'a connected socket: Join on a valid one waits for the process at its other end' };
     default: return { reason: `no kind for parameter ${p.name}: ${p.type || '?'}` };
   }
 }
@@ -348,6 +354,40 @@ const SESSION: Kind = {
   name: 'session', valid: (f) => f.session, classes: [E.ERR_SESSION, E.ERR_ARG],
   isValid: (v, f) => v === f.session,
 };
+/**
+ * Dynamic processes. A valid command names no program, so that a call the fuzzer took for
+ * invalid but is not would be refused by the process manager (MPI.ERR_SPAWN) instead of
+ * starting a process that never connects.
+ */
+const NO_PROGRAM = '/nonexistent/tsmpi-fuzz-program';
+const SPAWN_COMMAND: Kind = {
+  name: 'command', valid: () => NO_PROGRAM, classes: [E.ERR_SPAWN, E.ERR_ARG], isValid: (v) => typeof v === 'string' && v !== '',
+};
+const SPAWN_COMMANDS: Kind = {
+  name: 'commands', valid: () => [NO_PROGRAM], classes: [E.ERR_SPAWN, E.ERR_ARG],
+  isValid: (v) => Array.isArray(v) && v.length === 1 && typeof v[0] === 'string' && v[0] !== '',
+};
+const SPAWN_COUNT = intKind('maxprocs', [E.ERR_ARG], (v) => v === undefined || (isInt32(v) && v >= 1), 1);
+const SPAWN_COUNTS: Kind = {
+  name: 'maxprocs list', valid: () => [1], classes: [E.ERR_ARG],
+  isValid: (v) => v === undefined || v === null || (Array.isArray(v) && v.length === 1 && isInt32(v[0]) && v[0] >= 1),
+};
+const SPAWN_INFOS: Kind = {
+  name: 'info list', valid: (f) => f.info, classes: [E.ERR_INFO, E.ERR_ARG],
+  isValid: (v, f) => liveInfo(v, f) || (Array.isArray(v) && v.length === 1 && v[0] instanceof MPI.Info && liveInfo(v[0], f)),
+};
+const ERRCODES: Kind = {
+  name: 'errcodes', valid: () => null, classes: [E.ERR_ARG], isValid: (v) => v === undefined || v === null || Array.isArray(v),
+};
+const PORT_NAME: Kind = {
+  name: 'port_name', valid: (f) => f.port, classes: [E.ERR_PORT, E.ERR_ARG],
+  isValid: (v, f, c) => v === f.port || (typeof v === 'string' && v !== '' && /_name$/.test(c.call.name)),
+};
+const SERVICE_NAME: Kind = {
+  name: 'service_name', valid: () => 'tsmpi-fuzz-service', classes: [E.ERR_SERVICE, E.ERR_NAME, E.ERR_ARG],
+  isValid: (v) => typeof v === 'string' && v !== '' && !/\s/.test(v),
+};
+
 const PSET_NAME: Kind = {
   name: 'pset_name', valid: () => 'mpi://WORLD', classes: [E.ERR_ARG], isValid: (v) => v === 'mpi://WORLD' || v === 'mpi://SELF',
 };
