@@ -162,6 +162,14 @@ describe('examples', () => {
     });
   }
 
+  for (const n of [1, 2]) {
+    it(`spawn.js: ${n} parent(s) spawn 3 workers that compute pi together (${n} ranks)`, { timeout: LIMIT_MS }, async () => {
+      const r = await example('spawn.js', n);
+      hasLine(r, 'pi is about 3.1415926536, from 3 spawned workers');
+      assert.equal(lines(r).length, 1, r.stdout);
+    });
+  }
+
   // typed.ts: compiled by the project's tsc (tsconfig includes examples/) to dist/examples/typed.js.
   function checkTyped(r: RunResult, n: number): void {
     assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);

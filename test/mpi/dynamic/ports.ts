@@ -27,6 +27,8 @@ if (size < 2) {
   const nRemote = inA ? size - split : split;
   const val = (group: number, r: number, i: number, round: number) => (group * 7 + r * 131 + i * 3 + round * 1009) % 2147483647;
 
+  // Names of this run (the name service is shared by every job of a launcher's run).
+  const jobTag = world.bcast(process.pid, 0) as number;
   for (let round = 0; round < 3; round++) {
     // Each round another rank of each group is the root.
     const rootA = round % split;
@@ -35,7 +37,7 @@ if (size < 2) {
     let port = '';
     const tag = 40 + round;
     // Round 1 finds the port through the name service, the others are told it by a message.
-    const service = `tsmpi-test-ports-${process.env.TSMPI_JOBID ?? process.ppid}-${round}`;
+    const service = `tsmpi-test-ports-${jobTag}-${round}`;
     if (inA && local.rank === rootA) {
       port = MPI.Open_port();
       t.check(port.length > 0 && !/\s/.test(port), `port name ${JSON.stringify(port)} has no spaces`);
@@ -119,6 +121,18 @@ if (size < 2) {
       merged.Allreduce(big, sum, MPI.SUM);
       const ranksSum = (size * (size - 1)) / 2;
       t.check(sum[0] === ranksSum && sum[69_999] === ranksSum + size * 69_999, `round ${round} Merge(${high}): Allreduce`);
+      if (!high) {
+        // A window over both jobs: each rank puts its rank into its slot at every target.
+        const win = MPI.Win.Allocate(8 * size, 8, MPI.INFO_NULL, merged);
+        win.Fence();
+        for (let target = 0; target < size; target++) win.Put(Float64Array.of(merged.rank + 0.5), target, merged.rank);
+        win.Fence();
+        const memory = win.tomemory() as Uint8Array;
+        const mem = new Float64Array(memory.buffer, memory.byteOffset, size);
+        for (let r = 0; r < size; r++) t.equal(mem[r], r + 0.5, `round ${round}: window slot ${r} after Put from both jobs`);
+        win.Fence();
+        win.Free();
+      }
       merged.Disconnect();
     }
     inter.Disconnect();
