@@ -91,7 +91,7 @@ function Open_port(info: Info = INFO_NULL): string {
 function Close_port(port_name: string): void {
   runtime.requireRunning('MPI.Close_port');
   checkString('MPI.Close_port', 'port_name', port_name, ErrorClass.ERR_PORT);
-  if (!closePort(port_name)) fail('MPI.Close_port', ErrorClass.ERR_PORT, `${JSON.stringify(port_name)} is not a port this process has open`);
+  if (!closePort(port_name)) fail('MPI.Close_port', ErrorClass.ERR_PORT, `port_name ${JSON.stringify(port_name)} is not a port this process has open`);
 }
 
 function Publish_name(service_name: string, port_name: string, info: Info = INFO_NULL): void {

@@ -21,6 +21,7 @@
  * Addresses are plain numbers: x86-64 user addresses are below 2^47, exact in a double, and a
  * number costs no allocation where a BigInt would.
  */
+import type { SocketBinding } from './socket-binding.js';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -54,7 +55,7 @@ export interface NativeError extends Error {
 }
 
 /** The functions of tsmpi.node (native/build/Release or prebuilds/<platform>-<arch>). */
-export interface NativeAddon extends UcxBinding {
+export interface NativeAddon extends UcxBinding, SocketBinding {
   /**
    * Creates a shared segment `/dev/shm/<name>` of `size` bytes, mode 0600 whatever the umask,
    * reserves all its pages and maps them (pre-faulted) into this process; a `sparse` segment
@@ -214,44 +215,6 @@ export interface NativeAddon extends UcxBinding {
    * @returns the CRC as an unsigned 32-bit number.
    */
   crc32(buf: BufferLike, offset?: number, length?: number, init?: number): number;
-
-  /**
-   * A connected AF_UNIX stream pair, both ends blocking and close-on-exec (spawn's stdio dup2
-   * clears the flag on the copy it gives the child).
-   */
-  socketpair(): [number, number];
-
-  /**
-   * A blocking, close-on-exec, TCP_NODELAY socket connected to `host:port`; the host may be a
-   * name or an IPv4/IPv6 literal, and every address it resolves to is tried in turn.
-   *
-   * @param timeoutMs for the whole connect; negative or Infinity for none.
-   * @throws code 'ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND' (unknown host), ... with host:port in
-   *   the message.
-   */
-  connectTcp(host: string, port: number, timeoutMs: number): number;
-
-  /**
-   * A blocking, close-on-exec socket connected to the Unix socket at `path`.
-   *
-   * @param timeoutMs bounds the wait when the listener's backlog is full; negative or Infinity
-   *   for none.
-   * @throws code 'ENOENT' (no such path), 'ECONNREFUSED' (nobody listening), 'ETIMEDOUT'.
-   */
-  connectUnix(path: string, timeoutMs: number): number;
-
-  /**
-   * A blocking, close-on-exec TCP socket listening on every address of the host, on a port the
-   * kernel chose (MPI.Open_port): [fd, port].
-   */
-  listenTcp(): [number, number];
-  /** The next connection on listening socket `fd` (blocking, TCP_NODELAY), or -1 when none came within timeoutMs. */
-  acceptTcp(fd: number, timeoutMs: number): number;
-  /** Whether `fd` has data to read (or its peer closed) within timeoutMs. */
-  waitReadable(fd: number, timeoutMs: number): boolean;
-
-  /** Clears (blocking) or sets (non-blocking) O_NONBLOCK on `fd`. */
-  setBlocking(fd: number, blocking: boolean): void;
 
   /**
    * Installs a native handler for signal `signo` (SA_RESTART): it adds 1 to `flag[flagIndex]`,

@@ -130,7 +130,7 @@ export function meet(comm: Intracomm, call: string, root: number, side: Side): I
 function acceptSide(world: World, portName: string, members: readonly Member[]): { socket: number; remote: Member[]; ctx: number } {
   const port = openedPort(portName);
   if (port === undefined) {
-    throw new RootError(ErrorClass.ERR_PORT, `${JSON.stringify(portName)} is not a port this process opened ` +
+    throw new RootError(ErrorClass.ERR_PORT, `port_name ${JSON.stringify(portName)} is not a port this process opened ` +
       '(MPI.Open_port gives one; the root of Accept must be its owner)');
   }
   for (;;) {
@@ -155,12 +155,12 @@ function acceptSide(world: World, portName: string, members: readonly Member[]):
 /** The connecting root: reaches the port, introduces its group, reads the answer. */
 function connectSide(world: World, portName: string, members: readonly Member[]): { socket: number; remote: Member[]; ctx: number } {
   const parsed = parsePortName(portName);
-  if (parsed === null) throw new RootError(ErrorClass.ERR_PORT, `${JSON.stringify(portName)} is not a port name (MPI.Open_port gives one)`);
+  if (parsed === null) throw new RootError(ErrorClass.ERR_PORT, `port_name ${JSON.stringify(portName)} is not a port name (MPI.Open_port gives one)`);
   let socket: number;
   try {
     socket = connectToPort(portName);
   } catch (e) {
-    throw new RootError(ErrorClass.ERR_PORT, (e as Error).message);
+    throw new RootError(ErrorClass.ERR_PORT, `port_name: ${(e as Error).message}`);
   }
   try {
     sendMessage(socket, { secret: parsed.secret, members, ctx: maxCtx(members) });
