@@ -48,7 +48,12 @@ export interface PlacementContext {
 
 export type SpawnPlan = { readonly processes: readonly PlannedProcess[] } | { readonly error: string };
 
+/** Most processes one spawn may start: a larger count is a mistake, not a job (and its tables would not fit). */
+export const MAX_SPAWNED = 65536;
+
 export function planSpawn(request: SpawnRequest, ctx: PlacementContext): SpawnPlan {
+  const total = request.blocks.reduce((n, b) => n + b.maxprocs, 0);
+  if (total > MAX_SPAWNED) return { error: `the spawn asks for ${total} processes; tsmpiexec starts at most ${MAX_SPAWNED} in one spawn` };
   const processes: PlannedProcess[] = [];
   const slots = new Map<string, number>();
   for (const h of ctx.hosts ?? []) slots.set(h.host, (slots.get(h.host) ?? 0) + h.slots);

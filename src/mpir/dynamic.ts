@@ -195,8 +195,8 @@ function commandOf(call: string, command: unknown, args: unknown, maxprocs: unkn
   if (args !== null && args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
     fail(name, ErrorClass.ERR_ARG, `args${which} must be a list of strings or null, got ${describe(args)}`);
   }
-  if (!(Number.isInteger(maxprocs) && (maxprocs as number) >= 1)) {
-    fail(name, ErrorClass.ERR_ARG, `maxprocs${which} must be a positive integer, got ${describe(maxprocs)}`);
+  if (!(Number.isInteger(maxprocs) && (maxprocs as number) >= 1 && (maxprocs as number) <= 0x7fffffff)) {
+    fail(name, ErrorClass.ERR_ARG, `maxprocs${which} must be an integer 1..2^31-1, got ${describe(maxprocs)}`);
   }
   const hints = checkInfoArgument(name, info);
   return { command: command as string, args: (args as string[] | null) ?? [], maxprocs: maxprocs as number, info: new Map(hints?.items() ?? []) };

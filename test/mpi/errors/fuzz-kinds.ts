@@ -318,7 +318,7 @@ export function kindOf(call: ApiCall, p: Param): Kind | { reason: string } {
     case 'partition': case 'partition_low': case 'partition_high': return PARTITION;
     case 'partitions': return /ArrayLike/.test(t) ? PARTITION_LIST : KINDS.count!;
     case 'other': return INFO_SOURCE;
-    case 'args': return ENV_ARGS;
+    case 'args': return call.name === 'Spawn_multiple' ? SPAWN_ARGS : ENV_ARGS;
     case 'fallback': return { reason: 'a fallback is returned as given' };
     case 'session': return SESSION;
     case 'command': return call.name === 'Spawn_multiple' ? SPAWN_COMMANDS : SPAWN_COMMAND;
@@ -375,6 +375,11 @@ const SPAWN_COUNTS: Kind = {
 const SPAWN_INFOS: Kind = {
   name: 'info list', valid: (f) => f.info, classes: [E.ERR_INFO, E.ERR_ARG],
   isValid: (v, f) => liveInfo(v, f) || (Array.isArray(v) && v.length === 1 && v[0] instanceof MPI.Info && liveInfo(v[0], f)),
+};
+const SPAWN_ARGS: Kind = {
+  name: 'args lists', valid: () => null, classes: [E.ERR_ARG],
+  isValid: (v) => v === undefined || v === null || (Array.isArray(v) && v.length === 1 &&
+    (v[0] === null || v[0] === undefined || (Array.isArray(v[0]) && v[0].every((x: unknown) => typeof x === 'string')))),
 };
 const ERRCODES: Kind = {
   name: 'errcodes', valid: () => null, classes: [E.ERR_ARG], isValid: (v) => v === undefined || v === null || Array.isArray(v),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { planSpawn, type PlacementContext, type PlannedProcess } from '../../../bin/launcher/spawn-plan.js';
+import { MAX_SPAWNED, planSpawn, type PlacementContext, type PlannedProcess } from '../../../bin/launcher/spawn-plan.js';
 import type { SpawnBlock } from '../../../src/pmi/index.js';
 
 const context = (over: Partial<PlacementContext> = {}): PlacementContext => ({
@@ -54,5 +54,12 @@ describe('spawn plan (tsmpiexec)', () => {
     assert.deepEqual(named.map((p) => p.host), ['h2', 'h1', 'h2']);
     const plan = planSpawn({ blocks: [block({ info: [['host', 'h3']] })], preput: [] }, context({ hosts }));
     assert.ok('error' in plan && /"h3" is not one of this job's hosts \(h1, h2\)/.test(plan.error));
+  });
+
+  it('refuses a spawn of more processes than one spawn may start, before planning any', () => {
+    const plan = planSpawn({ blocks: [block({ maxprocs: MAX_SPAWNED }), block({ maxprocs: 1 })], preput: [] }, context({}));
+    assert.ok('error' in plan && plan.error.includes(`asks for ${MAX_SPAWNED + 1} processes`), JSON.stringify(plan));
+    const huge = planSpawn({ blocks: [block({ maxprocs: 2 ** 31 - 1 })], preput: [] }, context({}));
+    assert.ok('error' in huge, 'a count of 2^31 - 1 is refused');
   });
 });
