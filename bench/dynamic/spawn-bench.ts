@@ -14,6 +14,7 @@
 import { fileURLToPath } from 'node:url';
 import { MPI, type Intercomm } from '../../src/index.js';
 import { parseConfig, type Config, LARGE, WINDOW } from './config.js';
+import { median } from './parse.js';
 
 MPI.Init();
 const self = fileURLToPath(import.meta.url);
@@ -72,11 +73,6 @@ function measure(inter: Intercomm, me: number, c: Config): void {
   }
   if (me === 0) process.stdout.write(`${out.join('\n')}\n`);
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 if (parent === MPI.COMM_NULL) {
   const c = parseConfig(process.argv.slice(2));
