@@ -1,6 +1,7 @@
 /**
  * The options of bench/dynamic, shared by spawn-bench.ts (parent and child) and
- * compare-dynamic.ts. spawn_bench.c parses the same flags with the same defaults, and
+ * compare-dynamic.ts. spawn_bench.c parses the same flags with the same defaults (plus its own
+ * `--world 1`, the baseline where MPICH cannot spawn), and
  * compare-dynamic passes every one of them explicitly, so the two sides cannot drift apart.
  */
 
