@@ -57,3 +57,17 @@ describe('PMI spawn and the name service under hydra', { skip }, () => {
     });
   }
 });
+
+describe('Comm.Spawn under hydra: a side that dies ends the run', { skip }, () => {
+  const CRASH = path.join(DIST, 'test', 'launcher', 'programs', 'spawn-crash.js');
+  for (const [who, status] of [['child', 3], ['parent', 4]] as const) {
+    it(`a ${who} that exits with ${status} while the other side waits for it ends hydra's run, not hangs it`, { timeout: 60_000 }, async () => {
+      const env = { ...process.env };
+      for (const k of ['PMI_FD', 'PMI_PORT', 'PMI_ID', 'PMI_RANK', 'PMI_SIZE', 'TSMPI_JOBID']) delete env[k];
+      const r = await run('timeout', ['-k', '5', '40', HYDRA, '-n', '1', process.execPath, CRASH, who], 50_000, { env });
+      assert.notEqual(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+      assert.notEqual(r.status, 124, `hydra's run hung until the time limit\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+      assert.doesNotMatch(r.stdout, /answered/, r.stdout);
+    });
+  }
+});
