@@ -103,6 +103,14 @@ if (size < 2) {
     }
     MPI.Request.Waitall(sends);
     dup.Disconnect();
+    // Idup agrees its context id over both jobs in the background.
+    const [idup, idupReq] = inter.Idup();
+    idupReq.Wait();
+    t.equal(idup.Get_remote_size(), nRemote, `round ${round}: Idup's remote size`);
+    const remoteSum = new Int32Array(1);
+    idup.Allreduce(Int32Array.of(idup.rank + 1), remoteSum, MPI.SUM);
+    t.equal(remoteSum[0], (nRemote * (nRemote + 1)) / 2, `round ${round}: Allreduce on the Idup sums the other group's values`);
+    idup.Disconnect();
 
     for (const high of [false, true]) {
       // Group A passes `high`, B its negation: A first unless high.
