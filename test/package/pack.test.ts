@@ -27,9 +27,10 @@ const PLATFORM = `${process.platform}-${process.arch}`;
  * with the peer watch, sparse segments and the device contract's second version; 3.12 MB with the
  * bundle the entry points load, 0.7 MB, beside the modules tsmpiexec and the declarations use;
  * 3.51 MB with issue 17's calls: persistent collectives, partitioned communication, Sessions,
- * MPI.T, argument checks everywhere, in the modules and again in the bundle).
+ * MPI.T, argument checks everywhere, in the modules and again in the bundle; 3.85 MB with issue
+ * 18's MPI.File, dynamic processes and tsmpi/futures, each in the modules and the bundle).
  */
-const UNPACKED_LIMIT = 3_800_000;
+const UNPACKED_LIMIT = 4_200_000;
 
 interface PackResult {
   readonly filename: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import { addon } from '../../native/addon.js';
+import { acceptWithin, connectTo, listenOnAnyPort, readableWithin } from '../../mpid/port-socket.js';
 import type { World } from '../../mpid/world.js';
 
 /**
@@ -38,7 +38,7 @@ export function parsePortName(name: string): { port: number; secret: string; hos
 
 /** A new port on this process: its name. */
 export function openPort(): string {
-  const [fd, port] = addon.listenTcp();
+  const [fd, port] = listenOnAnyPort();
   const secret = randomBytes(12).toString('base64url');
   const name = `${PREFIX}${port}/${secret}/${hostAddresses().join(',')}`;
   open.set(name, { fd, secret });
@@ -82,7 +82,7 @@ export function connectToPort(name: string): number {
   const problems: string[] = [];
   for (const host of parsed.hosts) {
     try {
-      return addon.connectTcp(host.replace(/^\[(.*)\]$/, '$1'), parsed.port, CONNECT_TIMEOUT_MS);
+      return connectTo(host.replace(/^\[(.*)\]$/, '$1'), parsed.port, CONNECT_TIMEOUT_MS);
     } catch (e) {
       problems.push((e as Error).message);
     }
@@ -94,7 +94,7 @@ export function connectToPort(name: string): number {
 /** Waits for the next connection on `port`, progressing the world meanwhile. */
 export function acceptOn(world: World, port: OpenPort): number {
   for (;;) {
-    const fd = addon.acceptTcp(port.fd, 1);
+    const fd = acceptWithin(port.fd, 1);
     if (fd >= 0) return fd;
     world.progress.step();
   }
@@ -122,7 +122,7 @@ function readExactly(world: World, fd: number, n: number): Buffer {
   const out = Buffer.alloc(n);
   let off = 0;
   while (off < n) {
-    if (!addon.waitReadable(fd, 1)) {
+    if (!readableWithin(fd, 1)) {
       world.progress.step();
       continue;
     }
