@@ -78,6 +78,8 @@ export class World {
   private readonly bells: (PeerBell | null)[];
   private readonly memoryOf: MemoryCapabilities[];
   private readonly openRemote: WorldParts['openRemote'];
+  /** The memory capabilities of the device that reaches other jobs, once remoteDevice() found it. */
+  private remoteCaps: MemoryCapabilities | null = null;
   private readonly wake: RankWake;
   /** The node's shared segments (mpir's shm_counter barrier, one-sided windows on one node), or null. */
   readonly nodeMemory: NodeMemory | null;
@@ -121,8 +123,6 @@ export class World {
     this.remoteCaps = opened.caps;
     return opened.device;
   }
-
-  private remoteCaps: MemoryCapabilities | null = null;
 
   /**
    * Processes of another job, reached through `device` (remoteDevice()): their peer numbers,

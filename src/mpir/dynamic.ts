@@ -1,9 +1,8 @@
-import v8 from 'node:v8';
-import { MODE_STANDARD } from '../mpid/index.js';
 import type { SpawnCommand } from '../mpid/process-manager.js';
 import { describe } from './buffer.js';
 import { COMM_NULL, Comm, Intracomm, type CommCore } from './comm.js';
 import { disconnect, meet } from './dynamic/connect.js';
+import { bcastFromRoot, receiveFromRoot } from './dynamic/local-group.js';
 import { closePort, openPort, receiveMessage, sendMessage } from './dynamic/port.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
@@ -94,30 +93,26 @@ function Close_port(port_name: string): void {
   if (!closePort(port_name)) fail('MPI.Close_port', ErrorClass.ERR_PORT, `port_name ${JSON.stringify(port_name)} is not a port this process has open`);
 }
 
-function Publish_name(service_name: string, port_name: string, info: Info = INFO_NULL): void {
-  const call = 'MPI.Publish_name';
+/** Publish_name's and Unpublish_name's common part: checks, then the process manager's answer. */
+function changeName(call: string, service_name: unknown, port_name: unknown, info: unknown, verb: string,
+                    change: (world: ReturnType<typeof runtime.requireRunning>, service: string, port: string) => void): void {
   const world = runtime.requireRunning(call);
-  checkString(call, 'service_name', service_name, ErrorClass.ERR_SERVICE);
-  checkString(call, 'port_name', port_name, ErrorClass.ERR_PORT);
+  const service = checkString(call, 'service_name', service_name, ErrorClass.ERR_SERVICE);
+  const port = checkString(call, 'port_name', port_name, ErrorClass.ERR_PORT);
   checkInfoArgument(call, info);
   try {
-    world.pm.publishName(service_name, port_name);
+    change(world, service, port);
   } catch (e) {
-    fail(call, ErrorClass.ERR_SERVICE, `cannot publish ${JSON.stringify(service_name)}: ${(e as Error).message}`);
+    fail(call, ErrorClass.ERR_SERVICE, `cannot ${verb} ${JSON.stringify(service)}: ${(e as Error).message}`);
   }
 }
 
+function Publish_name(service_name: string, port_name: string, info: Info = INFO_NULL): void {
+  changeName('MPI.Publish_name', service_name, port_name, info, 'publish', (w, service, port) => w.pm.publishName(service, port));
+}
+
 function Unpublish_name(service_name: string, port_name: string, info: Info = INFO_NULL): void {
-  const call = 'MPI.Unpublish_name';
-  const world = runtime.requireRunning(call);
-  checkString(call, 'service_name', service_name, ErrorClass.ERR_SERVICE);
-  checkString(call, 'port_name', port_name, ErrorClass.ERR_PORT);
-  checkInfoArgument(call, info);
-  try {
-    world.pm.unpublishName(service_name);
-  } catch (e) {
-    fail(call, ErrorClass.ERR_SERVICE, `cannot unpublish ${JSON.stringify(service_name)}: ${(e as Error).message}`);
-  }
+  changeName('MPI.Unpublish_name', service_name, port_name, info, 'unpublish', (w, service) => w.pm.unpublishName(service));
 }
 
 function Lookup_name(service_name: string, info: Info = INFO_NULL): string {
@@ -235,18 +230,9 @@ function spawnCommands(comm: Intracomm, call: string, root: number, errcodes: Er
     } catch (e) {
       outcome = { codes: [], error: e instanceof MPIException ? e.message : String(e), errorClass: e instanceof MPIException ? e.error_class : ErrorClass.ERR_OTHER };
     }
-    const bytes = v8.serialize(outcome);
-    for (let r = 0; r < core.size; r++) {
-      if (r === root) continue;
-      const s = world.engine.isend(bytes, core.worldRanks[r]!, core.ctx + 1, core.rank, TAG_SPAWNED, MODE_STANDARD);
-      world.progress.wait(s);
-      world.engine.free(s);
-    }
+    bcastFromRoot(world, core, root, outcome, TAG_SPAWNED);
   } else {
-    const r = world.engine.irecvAllocating(core.ctx + 1, root, TAG_SPAWNED);
-    world.progress.wait(r);
-    outcome = v8.deserialize(r.buf) as typeof outcome;
-    world.engine.free(r);
+    outcome = receiveFromRoot<typeof outcome>(world, core, root, TAG_SPAWNED);
   }
   if (Array.isArray(errcodes)) errcodes.splice(0, errcodes.length, ...outcome.codes);
   if (outcome.error !== null) comm.fail(call, outcome.errorClass, outcome.error);

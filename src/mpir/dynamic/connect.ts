@@ -1,14 +1,13 @@
 import fs from 'node:fs';
-import v8 from 'node:v8';
-import { MODE_STANDARD, type CoreRequest } from '../../mpid/index.js';
 import type { World } from '../../mpid/world.js';
 import { allMembers, allreduceMaxInt } from '../coll-internal.js';
-import type { Comm, CommCore, Intracomm } from '../comm.js';
+import type { Comm, Intracomm } from '../comm.js';
 import { nextFreeCtx, takeAgreedCtx } from '../comm-manage.js';
 import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { Intercomm } from '../intercomm.js';
 import { runtime } from '../runtime.js';
+import { bcastFromRoot, gatherAtRoot, receiveFromRoot } from './local-group.js';
 import { acceptOn, connectToPort, openedPort, parsePortName, receiveMessage, sendMessage } from './port.js';
 
 /**
@@ -82,7 +81,7 @@ export function meet(comm: Intracomm, call: string, root: number, side: Side): I
       '(Debian: apt-get install libucx0) on every host');
   }
   const me: Member = { address: device.remote!.address, base: world.nextPeer, node: world.nodeId, job: world.jobId, pid: process.pid, ctx: nextFreeCtx() };
-  const members = gatherAtRoot(world, local, root, me);
+  const members = gatherAtRoot(world, local, root, me, TAG_GATHER);
   let outcome: Outcome;
   let socket = -1;
   if (members !== null) {
@@ -96,9 +95,9 @@ export function meet(comm: Intracomm, call: string, root: number, side: Side): I
         : e instanceof MPIException ? { ok: false, errorClass: e.error_class, message: e.message }
         : { ok: false, errorClass: ErrorClass.ERR_OTHER, message: (e as Error).message };
     }
-    bcastFromRoot(world, local, root, outcome);
+    bcastFromRoot(world, local, root, outcome, TAG_RESULT);
   } else {
-    outcome = receiveFromRoot(world, local, root);
+    outcome = receiveFromRoot<Outcome>(world, local, root, TAG_RESULT);
   }
   if (!outcome.ok) comm.fail(call, outcome.errorClass, outcome.message);
   const remote = outcome.remote;
@@ -183,50 +182,6 @@ function isMemberList(x: unknown): x is Member[] {
   return Array.isArray(x) && x.length > 0 && x.every((m) => typeof m === 'object' && m !== null &&
     typeof (m as Member).address === 'string' && Number.isInteger((m as Member).base) && typeof (m as Member).node === 'string' && typeof (m as Member).job === 'string' &&
     Number.isInteger((m as Member).pid) && Number.isInteger((m as Member).ctx));
-}
-
-// ---------------------------------------------------------------- within the local group
-
-/** Every member's value at the root (in rank order), null elsewhere. */
-function gatherAtRoot(world: World, local: CommCore, root: number, mine: Member): Member[] | null {
-  if (local.rank !== root) {
-    waitFree(world, world.engine.isend(v8.serialize(mine), local.worldRanks[root]!, local.ctx + 1, local.rank, TAG_GATHER, MODE_STANDARD));
-    return null;
-  }
-  const all: Member[] = [];
-  for (let r = 0; r < local.size; r++) {
-    if (r === root) {
-      all.push(mine);
-      continue;
-    }
-    const req = world.engine.irecvAllocating(local.ctx + 1, r, TAG_GATHER);
-    world.progress.wait(req);
-    all.push(v8.deserialize(req.buf) as Member);
-    world.engine.free(req);
-  }
-  return all;
-}
-
-function bcastFromRoot(world: World, local: CommCore, root: number, outcome: Outcome): void {
-  const bytes = v8.serialize(outcome);
-  const sends: CoreRequest[] = [];
-  for (let r = 0; r < local.size; r++) {
-    if (r !== root) sends.push(world.engine.isend(bytes, local.worldRanks[r]!, local.ctx + 1, local.rank, TAG_RESULT, MODE_STANDARD));
-  }
-  for (const s of sends) waitFree(world, s);
-}
-
-function receiveFromRoot(world: World, local: CommCore, root: number): Outcome {
-  const req = world.engine.irecvAllocating(local.ctx + 1, root, TAG_RESULT);
-  world.progress.wait(req);
-  const outcome = v8.deserialize(req.buf) as Outcome;
-  world.engine.free(req);
-  return outcome;
-}
-
-function waitFree(world: World, r: CoreRequest): void {
-  world.progress.wait(r);
-  world.engine.free(r);
 }
 
 // ---------------------------------------------------------------- Disconnect
