@@ -33,6 +33,8 @@ export class AtomicViews {
   private readonly f32bits = new Int32Array(this.f32.buffer);
   private readonly f64 = new Float64Array(1);
   private readonly f64bits = new BigInt64Array(this.f64.buffer);
+  /** compareAndSwap's scratch: origin at byte 0, compare at 8, the old value at 16 (host order, as the window's). */
+  private readonly casWords = scratchWords(24);
 
   constructor(memory: ArrayBufferLike) {
     const words = Math.floor(memory.byteLength / 8);
@@ -73,23 +75,16 @@ export class AtomicViews {
   compareAndSwap(kind: number, byteOffset: number, origin: Uint8Array, compare: Uint8Array, result: Uint8Array): void {
     const size = kindBytes(kind);
     const at = byteOffset / size;
-    const o = new DataView(origin.buffer, origin.byteOffset, size);
-    const c = new DataView(compare.buffer, compare.byteOffset, size);
-    const r = new DataView(result.buffer, result.byteOffset, size);
-    // Compare bit images: CAS on floating point compares bits in C too (memcmp semantics of MPI).
-    if (size === 8) {
-      const old = Atomics.compareExchange(this.i64, at, c.getBigInt64(0, true), o.getBigInt64(0, true));
-      r.setBigInt64(0, old, true);
-    } else if (size === 4) {
-      const old = Atomics.compareExchange(this.i32, at, c.getInt32(0, true), o.getInt32(0, true));
-      r.setInt32(0, old, true);
-    } else if (size === 2) {
-      const old = Atomics.compareExchange(this.i16, at, c.getInt16(0, true), o.getInt16(0, true));
-      r.setInt16(0, old, true);
-    } else {
-      const old = Atomics.compareExchange(this.i8, at, c.getInt8(0), o.getInt8(0));
-      r.setInt8(0, old);
-    }
+    // The operands go through word-sized scratch views (no DataView per call). Bit images are
+    // compared: CAS on floating point compares bits in C too (memcmp semantics of MPI).
+    const w = this.casWords;
+    w.bytes.set(origin.subarray(0, size), 0);
+    w.bytes.set(compare.subarray(0, size), 8);
+    if (size === 8) w.i64[2] = Atomics.compareExchange(this.i64, at, w.i64[1]!, w.i64[0]!);
+    else if (size === 4) w.i32[4] = Atomics.compareExchange(this.i32, at, w.i32[2]!, w.i32[0]!);
+    else if (size === 2) w.i16[8] = Atomics.compareExchange(this.i16, at, w.i16[4]!, w.i16[0]!);
+    else w.bytes[16] = Atomics.compareExchange(this.i8, at, w.i8[8]!, w.i8[0]!);
+    result.set(w.bytes.subarray(16, 16 + size), 0);
   }
 
   /**
@@ -271,4 +266,13 @@ function floatOp(op: number, old: number, x: number): number {
   if (op === OP_MIN) return Math.min(x, old);
   if (op === OP_REPLACE) return x;
   throw new Error(`osc: op code ${op} is not defined on floating point`);
+}
+
+/** Views of one small scratch buffer, by element size. */
+function scratchWords(bytes: number): { bytes: Uint8Array; i8: Int8Array; i16: Int16Array; i32: Int32Array; i64: BigInt64Array } {
+  const buffer = new ArrayBuffer(bytes);
+  return {
+    bytes: new Uint8Array(buffer), i8: new Int8Array(buffer), i16: new Int16Array(buffer), i32: new Int32Array(buffer),
+    i64: new BigInt64Array(buffer),
+  };
 }

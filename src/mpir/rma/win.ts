@@ -45,6 +45,8 @@ export class Win {
   private errhandler: Errhandler = Errhandler.ERRORS_ARE_FATAL;
   /** Decodes and checks the arguments of each operation (buffers, the target triple, ops). */
   private readonly args: OperationArgs;
+  /** Compare_and_swap's origin and compare operands, side by side (see there). */
+  private readonly casOperands = new Uint8Array(32);
   /** Byte size and displacement unit of every rank's part (the window layer's). */
   private readonly sizes: Float64Array;
   private readonly units: Float64Array;
@@ -314,9 +316,13 @@ export class Win {
 
   Compare_and_swap(origin: BufSpec, compare: BufSpec, result: BufSpec, targetRank: number, targetDisp = 0): void {
     const dt = this.args.decode('Compare_and_swap', result, 1).datatype;
-    const both = new Uint8Array(2 * dt.size);
-    both.set(this.args.decode('Compare_and_swap', origin, 0).bytes.subarray(0, dt.size), 0);
-    both.set(this.args.decode('Compare_and_swap', compare, 2).bytes.subarray(0, dt.size), dt.size);
+    const size = dt.size;
+    // Origin then compare, in a scratch of the window's: every path copies the operands before
+    // the call returns (the direct update, the agent's message, the device atomic, a deferred
+    // operation's copy), so one buffer serves every call. (A predefined element is at most 16 bytes.)
+    const both = size <= 16 ? this.casOperands.subarray(0, 2 * size) : new Uint8Array(2 * size);
+    both.set(this.args.decode('Compare_and_swap', origin, 0).bytes.subarray(0, size), 0);
+    both.set(this.args.decode('Compare_and_swap', compare, 2).bytes.subarray(0, size), size);
     this.issue('Compare_and_swap', CAS, both, result, targetRank, [targetDisp, 1, dt], null, 1);
   }
 
