@@ -10,3 +10,4 @@ import './boot/config.js';
 import './ch_sci/config.js';
 import './ch_ucx/config.js';
 import './mpir/tools/config.js';
+import './loader/config.js';

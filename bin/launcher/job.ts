@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import createDebug from 'debug';
+import { createTrace } from '../../src/common/trace.js';
 import { NameService, PmiRouter, PmiServer, type SpawnOutcome, type SpawnRequest } from '../../src/pmi/index.js';
 import { newSecret } from '../../src/pmi/auth.js';
 import { sweepJobSegments } from '../../src/common/segment-names.js';
@@ -20,7 +20,7 @@ import { HostAgents, hostPort, listenTcp, type RemoteRank } from './remote.js';
 import { collectStats, formatStatsJson, formatStatsTable } from './stats.js';
 
 /** The launcher's own trace (DEBUG=tsmpiexec): the job id and where the ranks go. */
-const trace = createDebug('tsmpiexec');
+const trace = createTrace('tsmpiexec');
 
 /** How long ranks get after SIGTERM before SIGKILL; a failed job must be down within 1 s. */
 const KILL_GRACE_MS = 500;

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import { createTrace } from '../common/trace.js';
 import { Doorbell, PeerBell } from '../common/doorbell.js';
 import { jobIdFrom } from '../common/segment-names.js';
 import { cardKey, decodeCard, encodeCard, type BusinessCard } from '../mpid/business-card.js';
@@ -15,7 +15,7 @@ import { DEVICE } from './config.js';
 import { DEVICES } from './devices.js';
 import { checkRegistry, chooseDevices, forcedDevice } from './select.js';
 
-const trace = createDebug('tsmpi:boot');
+const trace = createTrace('tsmpi:boot');
 
 /**
  * Starts the world: the process manager, the rank's doorbell, the registered devices, a device

@@ -1,5 +1,5 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
-import createDebug from 'debug';
+import { createTrace } from '../common/trace.js';
 import {
   HEADER_WORDS, HINT_MAY_BUFFER, NO_EAGER_ROOM, NO_ROOM, SENT, type Device, type DeviceLimits, type PackedData,
   type PacketSink, type RankDoorbell, type SendHint, type SendResult,
@@ -17,7 +17,7 @@ import { ResourceCache, writeChecked } from './resources.js';
 import { DMA_ALIGN, type Dma, PoolRendezvous } from './rndv.js';
 import { ShortRingReceiver, ShortRingSender, type ShortVisit, regionBytes } from './short-ring.js';
 
-const trace = createDebug('tsmpi:sci');
+const trace = createTrace('tsmpi:sci');
 
 /** Where a device control message keeps its kind in the scratch and in a queued copy: after the carried words. */
 const CONTROL_KIND_WORD = HEADER_WORDS;

@@ -1,9 +1,9 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
-import createDebug from 'debug';
+import { createTrace } from '../common/trace.js';
 import type { PackedData } from '../mpid/device.js';
 import { type Descriptor, type RemoteSegment, type SciMap, SEQ_OK, type Sequence, SisciError } from '../sisci/index.js';
 
-const trace = createDebug('tsmpi:sci:rsrc');
+const trace = createTrace('tsmpi:sci:rsrc');
 
 /** What a remote resource is for; part of its key (003a §4.4: segment id, owner rank, type). */
 export type ResourceKind = 'eager' | 'pool';

@@ -1,5 +1,5 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
-import createDebug from 'debug';
+import { createTrace } from '../common/trace.js';
 import { addon } from '../native/addon.js';
 import {
   HEADER_WORDS, HINT_MAY_BUFFER, NO_ROOM, NO_EAGER_ROOM, SENT, type Device, type DeviceLimits, type PackedData,
@@ -13,7 +13,7 @@ import {
 import type { RankSegment } from './rank-segment.js';
 import { copyBytes, LOOP_MAX } from '../common/copy.js';
 
-const trace = createDebug('tsmpi:shmem');
+const trace = createTrace('tsmpi:shmem');
 
 /**
  * Descriptor of a rendezvous source for single copy: pid, address (low, high 32 bits), and

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import { createTrace } from '../common/trace.js';
 import { copyBytes } from '../common/copy.js';
 import { TsmpiError } from '../common/errors.js';
 import {
@@ -15,7 +15,7 @@ import type { UcxConfig } from './config.js';
 import { UcxPeers } from './peers.js';
 import { TOKEN_RMA_KINDS, UcxRma } from './rma.js';
 
-const trace = createDebug('tsmpi:ucx');
+const trace = createTrace('tsmpi:ucx');
 
 /**
  * The frame ch_ucx puts around mpid's opaque header, as the active message's header: the

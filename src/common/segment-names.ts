@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { digestHex, randomBytes } from './ids.js';
 import fs from 'node:fs';
 
 /**
@@ -13,7 +13,7 @@ export function jobIdFrom(env: NodeJS.ProcessEnv, kvsname: string | null): strin
   const fromLauncher = env.TSMPI_JOBID;
   if (fromLauncher && /^[A-Za-z0-9]{1,32}$/.test(fromLauncher)) return fromLauncher;
   if (kvsname === null) return `single${process.pid}`;
-  return createHash('sha256').update(kvsname).digest('hex').slice(0, 16);
+  return digestHex(kvsname, 16);
 }
 
 export function segmentName(jobId: string, rank: number, purpose: string): string {

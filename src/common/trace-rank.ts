@@ -1,4 +1,5 @@
-import createDebug from 'debug';
+import type { Debugger } from 'debug';
+import { debugPackage } from './trace.js';
 
 /**
  * Puts `[rank N]` on every tsmpi trace line (DEBUG=tsmpi:*) of this process once its rank is
@@ -11,9 +12,10 @@ let tag: string | null = null;
 export function tagTraceWithRank(rank: number): void {
   const first = tag === null;
   tag = `[rank ${rank}] `;
-  if (!first) return;
-  const format = createDebug.formatArgs;
-  createDebug.formatArgs = function formatArgs(this: createDebug.Debugger, args: unknown[]): void {
+  const debug = debugPackage();
+  if (!first || debug === null) return;
+  const format = debug.formatArgs;
+  debug.formatArgs = function formatArgs(this: Debugger, args: unknown[]): void {
     // The debug package has applied the %-formatters by now; args[0] is the message text.
     if (tag !== null && this.namespace.startsWith('tsmpi') && typeof args[0] === 'string') args[0] = tag + args[0];
     format.call(this, args);

@@ -17,11 +17,7 @@
 import { startRunningJob } from './job.js';
 import { setWorkerScript } from './spawn.js';
 
-export { MPIPoolExecutor, type MPIPoolExecutorOptions, type MapOptions } from './executor.js';
-export { MPICommExecutor } from './comm-executor.js';
-export { Future, CancelledError, InvalidStateError, TaskError } from './future.js';
-export { MapResults, TimeoutError } from './map-results.js';
-export type { TaskFunction } from './task.js';
+export * from './api.js';
 
 // This module is an entry point (of dist/src and of the bundle), so the worker program of spawn
 // mode is beside it, whichever chunk spawn.ts ended up in.

@@ -4,6 +4,7 @@
  * serialized) is reported as its error, and the worker goes on serving. Every wait is an awaited
  * request, so a worker with nothing to do sleeps on its doorbell and uses no CPU.
  */
+import { importModule } from './module-import.js';
 import v8 from 'node:v8';
 import { MPI, type Comm } from '../index.js';
 import { TAG_RESULT, describeThrown, type RemoteError, type ResultMessage, type TaskMessage } from './protocol.js';
@@ -61,7 +62,7 @@ async function taskFunction(spec: TaskSpec): Promise<Callable> {
   if (spec.kind === 'source') return compileSource(spec.text);
   let loading = modules.get(spec.url);
   if (loading === undefined) {
-    loading = import(spec.url) as Promise<Record<string, unknown>>;
+    loading = importModule(spec.url);
     modules.set(spec.url, loading);
     // A module that failed to load is tried again by the next task that names it.
     loading.catch(() => modules.delete(spec.url));

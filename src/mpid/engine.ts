@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import { createTrace } from '../common/trace.js';
 import { copyBytes } from '../common/copy.js';
 import {
   CONTROL_PAYLOAD_MAX, HINT_INLINE, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_GRANT, SENT, SENT_HOLDING, type Device,
@@ -25,8 +25,8 @@ const EMPTY_BYTES = new Uint8Array(0);
  * only when it is on, so with tracing off no argument or string is ever built. debug.enable()
  * at run time therefore does not reach these two namespaces; DEBUG does.
  */
-const matchTrace = createDebug('tsmpi:match');
-const protocolTrace = createDebug('tsmpi:protocol');
+const matchTrace = createTrace('tsmpi:match');
+const protocolTrace = createTrace('tsmpi:protocol');
 const MATCH_TRACE = matchTrace.enabled;
 const PROTOCOL_TRACE = protocolTrace.enabled;
 

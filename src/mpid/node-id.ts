@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 
+import { digestHex } from '../common/ids.js';
 import { SCI_NODE } from './config.js';
 
 /**
@@ -21,7 +21,7 @@ export function localNodeId(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function localKernelId(): string {
   const boot = bootId();
-  return createHash('sha256').update(boot === '' ? `host/${os.hostname()}` : `boot/${boot}`).digest('hex').slice(0, 12);
+  return digestHex(boot === '' ? `host/${os.hostname()}` : `boot/${boot}`, 12);
 }
 
 function bootId(): string {
@@ -36,5 +36,5 @@ function machineId(): string {
   const boot = bootId();
   const host = os.hostname();
   const safeHost = host.replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 40);
-  return `${safeHost}.${createHash('sha256').update(`${host}/${boot}`).digest('hex').slice(0, 8)}`;
+  return `${safeHost}.${digestHex(`${host}/${boot}`, 8)}`;
 }

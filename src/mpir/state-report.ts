@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import type { World } from '../mpid/world.js';
 import type { PendingOperation } from '../mpid/pending.js';
-import createDebug from 'debug';
+import { createTrace } from '../common/trace.js';
 import { installStateRequest, STATE_SIGNAL, type StateContext } from '../mpid/state-request.js';
 import { calledFunction, captureStack, parseFrames, userFrame } from './call-site.js';
 
-const trace = createDebug('tsmpi:mpir');
+const trace = createTrace('tsmpi:mpir');
 
 /**
  * A rank's answer to a state request (kill -USR2, or tsmpiexec before it stops a job), written

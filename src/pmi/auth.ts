@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { equalConstantTime, randomBytes } from '../common/ids.js';
 import type net from 'node:net';
 import { formatLine, parseLine } from './wire.js';
 
@@ -58,7 +58,7 @@ export function acceptAuthenticated(server: net.Server, secret: string, role: 'r
         const msg = parseLine(received.subarray(0, nl).toString('utf8'));
         const presented = Buffer.from(msg.fields.get('secret') ?? '');
         ok = msg.cmd === 'auth' && msg.fields.get('role') === role &&
-          presented.length === expected.length && timingSafeEqual(presented, expected);
+          presented.length === expected.length && equalConstantTime(presented, expected);
       } catch {
         ok = false;
       }

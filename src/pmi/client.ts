@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import { createTrace } from '../common/trace.js';
 import { PmiError } from '../common/errors.js';
 import { tagTraceWithRank } from '../common/trace-rank.js';
 import { addon } from '../native/addon.js';
@@ -8,9 +8,9 @@ import { formatSpawnBlocks, type SpawnRequest } from './spawn-wire.js';
 import { FdLineChannel } from './transport.js';
 import { formatLine, parseLine, type PmiMessage } from './wire.js';
 
-const trace = createDebug('tsmpi:pmi');
+const trace = createTrace('tsmpi:pmi');
 /** Every PMI line sent and received; under tsmpi:* too, but apart so it can be left out: DEBUG=tsmpi:*,-tsmpi:pmi:wire. */
-const wire = createDebug('tsmpi:pmi:wire');
+const wire = createTrace('tsmpi:pmi:wire');
 
 /** Characters of an abort message that fit a PMI line with the command and exit code. */
 const ABORT_MESSAGE_MAX = 900;

@@ -1,12 +1,12 @@
 import net from 'node:net';
-import createDebug from 'debug';
+import { createTrace } from '../common/trace.js';
 import { acceptAuthenticated } from './auth.js';
 import type { NameService } from './name-service.js';
 import { SpawnAssembler, type SpawnRequest } from './spawn-wire.js';
 import { formatLine, LineSplitter, parseLine, type PmiMessage } from './wire.js';
 
 /** Every PMI line, tagged with the rank it goes to or comes from (the launcher's side of tsmpi:pmi:wire). */
-const wire = createDebug('tsmpi:pmi:wire');
+const wire = createTrace('tsmpi:pmi:wire');
 
 export interface PmiServerOptions {
   readonly size: number;

@@ -83,6 +83,7 @@ describe('npm package (pack, install without a compiler, typed use, prebuilt add
     for (const must of [
       'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md',
       'dist/bundle/index.js', 'dist/bundle/locks/index.js', 'dist/bundle/futures/index.js',
+      'dist/bundle/core.cjs', 'dist/bundle/load-core.js', 'dist/bundle/futures/spawned-worker.js',
       'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/locks/index.js', 'dist/src/locks/index.d.ts',
       'dist/src/futures/index.js', 'dist/src/futures/index.d.ts',
       'dist/bin/tsmpiexec.js', `prebuilds/${PLATFORM}/tsmpi.node`, `prebuilds/${PLATFORM}/sisci_emu.so`,
@@ -91,7 +92,7 @@ describe('npm package (pack, install without a compiler, typed use, prebuilt add
     ]) {
       assert.ok(files.has(must), `${must} is missing from the tarball`);
     }
-    const unwanted = /^(test|bench|src|bin|examples|docs|\.ci|dist\/test|dist\/bench|dist\/examples|native\/build|native\/sisci\/test)\/|\.map$|\.ts$(?<!\.d\.ts)|^tsconfig\.json$/;
+    const unwanted = /^(test|bench|src|bin|examples|docs|\.ci|dist\/test|dist\/bench|dist\/examples|native\/build|native\/sisci\/test|dist\/bundle\/code-cache)\/|\.map$|\.ts$(?<!\.d\.ts)|^tsconfig\.json$/;
     const extra = [...files].filter((f) => unwanted.test(f));
     assert.deepEqual(extra, [], 'tests, benchmarks, sources or source maps in the tarball');
     assert.ok(pack.unpackedSize < UNPACKED_LIMIT, `unpacked ${pack.unpackedSize} bytes, limit ${UNPACKED_LIMIT}`);

@@ -1,4 +1,4 @@
-import createDebug from 'debug';
+import { createTrace } from '../../common/trace.js';
 import type { CoreRequest } from '../../mpid/index.js';
 import type { World } from '../../mpid/world.js';
 import { BufferSpec, decodeBuffer, describe } from '../buffer.js';
@@ -14,7 +14,7 @@ import { IN_PLACE } from '../in-place.js';
 import { type Collective, countAlgorithm } from './algorithm-counts.js';
 import { show } from '../validate.js';
 
-const collTrace = createDebug('tsmpi:coll');
+const collTrace = createTrace('tsmpi:coll');
 /** Read once from DEBUG: debug's `.enabled` is a getter, too dear for every small collective. */
 const COLL_TRACE = collTrace.enabled;
 

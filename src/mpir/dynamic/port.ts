@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../common/ids.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import { acceptWithin, connectTo, listenOnAnyPort, readableWithin } from '../../mpid/port-socket.js';
