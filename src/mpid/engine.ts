@@ -148,8 +148,13 @@ export class Engine implements PacketSink {
   }
 
   removeProgressHook(hook: ProgressHook): void {
-    const i = this.hooks.indexOf(hook);
-    if (i >= 0) this.hooks.splice(i, 1);
+    // Shifted down in place: splice would allocate the array of what it removed, and a small
+    // collective's wait adds and removes its hook every call (coll/shm-small.ts).
+    const hooks = this.hooks;
+    const i = hooks.indexOf(hook);
+    if (i < 0) return;
+    for (let k = i + 1; k < hooks.length; k++) hooks[k - 1] = hooks[k]!;
+    hooks.length--;
   }
 
   // ---------------------------------------------------------------- sending

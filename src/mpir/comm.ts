@@ -401,7 +401,7 @@ export class Comm {
   // --------------------------------------------------- synchronization (basic)
 
   /** Blocks until every member has entered the barrier (see TSMPI_COLL_BARRIER). */
-  Barrier(): void { coll.barrier(this.coll('Barrier'), false); }
+  Barrier(): void { coll.barrier(this.coll('Barrier', true), false); }
 
   barrier(): void {
     this.Barrier();
@@ -520,15 +520,15 @@ export class Comm {
 
   // -------------------------------------------------------------- collectives
 
-  /** @internal The call descriptor the collectives of src/mpir/coll/ work on. */
-  private coll(call: string): coll.Call {
-    return { comm: this, core: this.live(call), world: this.world, name: call };
+  /** @internal The call descriptor of src/mpir/coll/; blocking calls reuse the communicator's (coll.callRecord). */
+  private coll(call: string, blocking = false): coll.Call {
+    return coll.callRecord(this, this.live(call), this.world, call, blocking);
   }
 
   /** Non-blocking barrier. */
   Ibarrier(): Request { return coll.barrier(this.coll('Ibarrier'), true)!; }
   /** Broadcasts the root's buffer to every rank. */
-  Bcast(buf: BufSpec, root = 0): void { coll.bcast(this.coll('Bcast'), buf, root, false); }
+  Bcast(buf: BufSpec, root = 0): void { coll.bcast(this.coll('Bcast', true), buf, root, false); }
   Ibcast(buf: BufSpec, root = 0): Request { return coll.bcast(this.coll('Ibcast'), buf, root, true)!; }
   /** Gathers equal-sized blocks at the root, in rank order; recvbuf matters at the root only (null elsewhere). */
   Gather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec | null, root = 0): void { coll.gather(this.coll('Gather'), sendbuf, recvbuf, root, false); }
@@ -541,23 +541,23 @@ export class Comm {
   Scatterv(sendbuf: BufSpecV | null, recvbuf: BufSpec | InPlace, root = 0): void { coll.scatterv(this.coll('Scatterv'), sendbuf, recvbuf, root, false); }
   Iscatterv(sendbuf: BufSpecV | null, recvbuf: BufSpec | InPlace, root = 0): Request { return coll.scatterv(this.coll('Iscatterv'), sendbuf, recvbuf, root, true)!; }
   /** Gathers every rank's block at every rank. */
-  Allgather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): void { coll.allgather(this.coll('Allgather'), sendbuf, recvbuf, false); }
+  Allgather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): void { coll.allgather(this.coll('Allgather', true), sendbuf, recvbuf, false); }
   Iallgather(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): Request { return coll.allgather(this.coll('Iallgather'), sendbuf, recvbuf, true)!; }
   Allgatherv(sendbuf: BufSpec | InPlace, recvbuf: BufSpecV): void { coll.allgatherv(this.coll('Allgatherv'), sendbuf, recvbuf, false); }
   Iallgatherv(sendbuf: BufSpec | InPlace, recvbuf: BufSpecV): Request { return coll.allgatherv(this.coll('Iallgatherv'), sendbuf, recvbuf, true)!; }
   /** Block r of sendbuf goes to rank r; block r of recvbuf comes from rank r. */
-  Alltoall(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): void { coll.alltoall(this.coll('Alltoall'), sendbuf, recvbuf, false); }
+  Alltoall(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): void { coll.alltoall(this.coll('Alltoall', true), sendbuf, recvbuf, false); }
   Ialltoall(sendbuf: BufSpec | InPlace, recvbuf: BufSpec): Request { return coll.alltoall(this.coll('Ialltoall'), sendbuf, recvbuf, true)!; }
   Alltoallv(sendbuf: BufSpecV | InPlace, recvbuf: BufSpecV): void { coll.alltoallv(this.coll('Alltoallv'), sendbuf, recvbuf, false); }
   Ialltoallv(sendbuf: BufSpecV | InPlace, recvbuf: BufSpecV): Request { return coll.alltoallv(this.coll('Ialltoallv'), sendbuf, recvbuf, true)!; }
   Alltoallw(sendbuf: BufSpecW | InPlace, recvbuf: BufSpecW): void { coll.alltoallw(this.coll('Alltoallw'), sendbuf, recvbuf, false); }
   Ialltoallw(sendbuf: BufSpecW | InPlace, recvbuf: BufSpecW): Request { return coll.alltoallw(this.coll('Ialltoallw'), sendbuf, recvbuf, true)!; }
   /** Combines every rank's sendbuf with op; the result lands in the root's recvbuf (null elsewhere). */
-  Reduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec | null, op: Op = SUM, root = 0): void { coll.reduce(this.coll('Reduce'), sendbuf, recvbuf, op, root, false); }
+  Reduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec | null, op: Op = SUM, root = 0): void { coll.reduce(this.coll('Reduce', true), sendbuf, recvbuf, op, root, false); }
   Ireduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec | null, op: Op = SUM, root = 0): Request {
     return coll.reduce(this.coll('Ireduce'), sendbuf, recvbuf, op, root, true)!;
   }
-  Allreduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): void { coll.allreduce(this.coll('Allreduce'), sendbuf, recvbuf, op, false); }
+  Allreduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): void { coll.allreduce(this.coll('Allreduce', true), sendbuf, recvbuf, op, false); }
   Iallreduce(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): Request { return coll.allreduce(this.coll('Iallreduce'), sendbuf, recvbuf, op, true)!; }
   Reduce_scatter_block(sendbuf: BufSpec | InPlace, recvbuf: BufSpec, op: Op = SUM): void {
     coll.reduceScatterBlock(this.coll('Reduce_scatter_block'), sendbuf, recvbuf, op, false);

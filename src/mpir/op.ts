@@ -109,6 +109,18 @@ export class Op {
       inoutBytes.set(new Uint8Array(b.buffer, b.byteOffset, count * dt.size));
     }
   }
+  /**
+   * @internal y[yAt + i] = x[xAt + i] op y[yAt + i] for i < n, on whole-buffer typed arrays of
+   * `kind` at element offsets: the predefined ops' loops without a view per call (the node
+   * cells' small reductions, coll/shm-small.ts). False, doing nothing, for user ops, the pair
+   * ops, REPLACE and NO_OP, which go through apply().
+   */
+  applyAt(x: Numeric, xAt: number, y: Numeric, yAt: number, n: number, kind: ElementKind): boolean {
+    if (this.userFn !== null || BODIES[this.name] === undefined || CTORS[kind] === undefined || kind === 'packed') return false;
+    const big = kind === 'int64' || kind === 'uint64';
+    offsetKernelFor(this, kind)(x, xAt, y, yAt, n, big ? 1n : 1, big ? 0n : 0);
+    return true;
+  }
 }
 
 const familyText: Record<Family, string> = {
@@ -133,7 +145,7 @@ function allowed(f: Family, k: ElementKind): boolean {
   }
 }
 
-type Numeric = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array |
+export type Numeric = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array |
   Float64Array | BigInt64Array | BigUint64Array;
 
 const CTORS: Record<string, { new(b: ArrayBufferLike, off: number, n: number): Numeric; new(n: number): Numeric; BYTES_PER_ELEMENT: number }> = {
@@ -203,6 +215,38 @@ function kernelFor(op: Op, kind: ElementKind): Kernel {
     byKind.set(kind, k);
   }
   return k;
+}
+
+type OffsetKernel = (x: Numeric, xo: number, y: Numeric, yo: number, n: number, one: number | bigint, zero: number | bigint) => void;
+const offsetKernels = new Map<Op, Map<ElementKind, OffsetKernel>>();
+
+/** kernelFor's loop over element offsets xo and yo of whole-buffer views (Op.applyAt). */
+function offsetKernelFor(op: Op, kind: ElementKind): OffsetKernel {
+  let byKind = offsetKernels.get(op);
+  if (byKind === undefined) {
+    byKind = new Map();
+    offsetKernels.set(op, byKind);
+  }
+  let k = byKind.get(kind);
+  if (k === undefined) {
+    const body = op.name === 'MPI.PROD' && (kind === 'int32' || kind === 'uint32') ? 'y[i] = Math.imul(x[i], y[i]);' : BODIES[op.name]!;
+    const loop = body.replaceAll('x[i]', 'x[xo + i]').replaceAll('y[i]', 'y[yo + i]');
+    k = new Function('x', 'xo', 'y', 'yo', 'n', 'ONE', 'ZERO', `for (let i = 0; i < n; i++) { ${loop} }`) as OffsetKernel;
+    byKind.set(kind, k);
+  }
+  return k;
+}
+
+/** A typed array of `kind` over all of `buffer` (Op.applyAt's operands), or null for kinds without one. */
+export function wholeView(buffer: ArrayBufferLike, kind: ElementKind): Numeric | null {
+  const C = CTORS[kind];
+  if (C === undefined || kind === 'packed') return null;
+  return new C(buffer, 0, Math.floor(buffer.byteLength / C.BYTES_PER_ELEMENT));
+}
+
+/** Bytes per element of `kind` (1 for kinds without a typed array). */
+export function kindWidth(kind: ElementKind): number {
+  return CTORS[kind]?.BYTES_PER_ELEMENT ?? 1;
 }
 
 function applyPredefined(op: Op, a: Numeric, b: Numeric, n: number, kind: ElementKind): void {

@@ -5,6 +5,7 @@ import type { Request } from '../request.js';
 import { bcastBinomial, gatherBinomial, ringAllgather } from './blocks.js';
 import { type Call, decode, decodeV, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm, unpackReceived } from './common.js';
 import { smallAllgather } from './shm-small.js';
+import { allgatherSmall } from './small-calls.js';
 import { isPowerOfTwo } from './tree.js';
 
 const choice = COLL_ALLGATHER.read();
@@ -61,6 +62,7 @@ export function shiftAllgather(s: Schedule, buf: Uint8Array, bb: number): void {
 
 /** Allgather(sendbuf, recvbuf): sendbuf may be MPI.IN_PLACE (own block already in recvbuf). */
 export function allgather(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
+  if (!nonblocking && choice === 'auto' && allgatherSmall(c, sendbuf, recvbuf)) return undefined;
   const { rank, size } = c.core;
   const recv = decode(c, recvbuf, 'recvbuf');
   const total = recv.bytes.length;
@@ -80,7 +82,7 @@ export function allgather(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocki
   // Our block goes into our cell before anything is read into recvbuf, so a view of it serves.
   const small = !nonblocking && choice === 'auto';
   if (small) ownIn?.();
-  if (small && smallAllgather(c, recv.bytes.subarray(rank * bb, (rank + 1) * bb), recv.bytes)) {
+  if (small && smallAllgather(c, recv.bytes, rank * bb, bb, recv.bytes)) {
     return unpackReceived(c);
   }
   const s = newSchedule(c);

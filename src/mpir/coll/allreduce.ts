@@ -6,6 +6,7 @@ import { type Call, checkOp, checkSame, decode, execute, isInPlace, newSchedule,
 import { bcastPcast, reducePipeline } from './pipeline.js';
 import { type Reduction, reduceBinomial } from './reduce.js';
 import { smallReduce } from './shm-small.js';
+import { reduceSmall } from './small-calls.js';
 
 const choice = COLL_ALLREDUCE.read();
 const large = COLL_LARGE_BYTES.read();
@@ -191,6 +192,7 @@ export function allreduceRing(s: Schedule, acc: Uint8Array, red: Reduction): voi
 
 /** Allreduce(sendbuf, recvbuf, op): sendbuf may be MPI.IN_PLACE. */
 export function allreduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, nonblocking: boolean): Request | undefined {
+  if (!nonblocking && choice === 'auto' && reduceSmall(c, sendbuf, recvbuf, op, -1)) return undefined;
   const recv = decode(c, recvbuf, 'recvbuf');
   let sendIn: (() => void) | null = null;
   if (!isInPlace(sendbuf)) {

@@ -3,6 +3,7 @@ import { ErrorClass } from '../error-classes.js';
 import type { Request } from '../request.js';
 import { type Call, decode, decodeV, decodeW, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm, unpackReceived } from './common.js';
 import { smallAlltoall } from './shm-small.js';
+import { alltoallSmall } from './small-calls.js';
 
 const choice = COLL_ALLTOALL.read();
 /**
@@ -77,6 +78,7 @@ function run(c: Call, sendBlocks: Blocks | null, recv: Blocks, nonblocking: bool
 
 /** Alltoall(sendbuf, recvbuf): block r of sendbuf goes to rank r; sendbuf may be MPI.IN_PLACE. */
 export function alltoall(c: Call, sendbuf: unknown, recvbuf: unknown, nonblocking: boolean): Request | undefined {
+  if (!nonblocking && choice === 'auto' && alltoallSmall(c, sendbuf, recvbuf)) return undefined;
   const size = c.core.size;
   const r = decode(c, recvbuf, 'recvbuf');
   if (r.bytes.length % size !== 0) {

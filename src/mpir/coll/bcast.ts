@@ -4,6 +4,7 @@ import { bcastBinomial, ringAllgather } from './blocks.js';
 import { type Call, checkRoot, decode, execute, newSchedule, type Schedule, traceAlgorithm, unpackReceived } from './common.js';
 import { bcastPcast } from './pipeline.js';
 import { smallBcast } from './shm-small.js';
+import { bcastSmall } from './small-calls.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_BCAST.read();
@@ -48,6 +49,7 @@ export function bcastScatterAllgather(s: Schedule, buf: Uint8Array, root: number
 
 export function bcast(c: Call, buf: unknown, root: number, nonblocking: boolean): Request | undefined {
   checkRoot(c, root);
+  if (!nonblocking && choice === 'auto' && bcastSmall(c, buf, root)) return undefined;
   const d = decode(c, buf, 'buf');
   if (!nonblocking && choice === 'auto' && smallBcast(c, d.bytes, root)) return unpackReceived(c);
   const s = newSchedule(c);

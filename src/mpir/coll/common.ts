@@ -63,6 +63,30 @@ export interface Call {
   packs?: Unpack[];
 }
 
+/** A Call whose fields callRecord sets for each blocking collective of its communicator. */
+type ReusedCall = { -readonly [K in keyof Call]: Call[K] };
+const blockingCalls = new WeakMap<Comm, ReusedCall>();
+
+/**
+ * The call record of a collective: a new one for a non-blocking call (its Request keeps it), the
+ * communicator's own for a blocking one, reset here, so the small blocking collectives allocate
+ * nothing (coll/small-calls.ts). A blocking collective ends before the next on the same
+ * communicator can start (MPI orders them), so one record serves them all.
+ */
+export function callRecord(comm: Comm, core: CommCore, world: World, name: string, blocking: boolean): Call {
+  if (!blocking) return { comm, core, world, name };
+  let c = blockingCalls.get(comm);
+  if (c === undefined) {
+    c = { comm, core, world, name };
+    blockingCalls.set(comm, c);
+  }
+  c.core = core;
+  c.world = world;
+  c.name = name;
+  c.unpacks = undefined;
+  return c;
+}
+
 /** A packed copy of a non-contiguous receive block, and where it goes when the collective ends. */
 export interface Unpack {
   readonly packed: Uint8Array;

@@ -25,7 +25,7 @@
  * rabenseifner, overlap) are not used for them even when forced; rpipe and fanin_tree then run
  * on ranks in order and send the result on to the root.
  */
-export { IN_PLACE, type Call } from './common.js';
+export { IN_PLACE, type Call, callRecord } from './common.js';
 export { barrier } from './barrier.js';
 export { bcast } from './bcast.js';
 export { gather, gatherv } from './gather.js';

@@ -7,6 +7,7 @@ import type { Request } from '../request.js';
 import { type Call, checkOp, checkRoot, checkSame, decode, execute, fail, isInPlace, newSchedule, type Schedule, traceAlgorithm, unpackReceived } from './common.js';
 import { reducePipeline } from './pipeline.js';
 import { smallReduce } from './shm-small.js';
+import { reduceSmall } from './small-calls.js';
 import { binomialNode, toAbs, toRel } from './tree.js';
 
 const choice = COLL_REDUCE.read();
@@ -140,6 +141,7 @@ const NO_OUTPUT = new Uint8Array(0);
 export function reduce(c: Call, sendbuf: unknown, recvbuf: unknown, op: unknown, root: number,
                        nonblocking: boolean): Request | undefined {
   checkRoot(c, root);
+  if (!nonblocking && choice === 'auto' && reduceSmall(c, sendbuf, recvbuf, op, root)) return undefined;
   const isRoot = c.core.rank === root;
   // `own` is this rank's contribution, left as it is: the cells copy it, a schedule reduces
   // into a copy (acc) of it.

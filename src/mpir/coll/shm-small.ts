@@ -2,8 +2,8 @@ import type { NodeRegion } from '../../mpid/memory.js';
 import type { CommCore } from '../comm.js';
 import { copyBytes } from '../../common/copy.js';
 import { COLL_SHM_SMALL } from '../config.js';
-import type { Datatype } from '../datatype.js';
-import type { Op } from '../op.js';
+import type { Datatype, ElementKind } from '../datatype.js';
+import { type Numeric, type Op, kindWidth, wholeView } from '../op.js';
 import type { Collective } from './algorithm-counts.js';
 import { type Call, execute, newSchedule, traceCall } from './common.js';
 import { shareNodeSegment } from './node-segment.js';
@@ -51,6 +51,10 @@ interface Cells {
   readonly words: Int32Array;
   readonly bytes: Uint8Array;
   generation: number;
+  /** Typed views of all the cells and of `acc`, by element kind (made at a kind's first reduction). */
+  readonly views: Map<ElementKind, { cells: Numeric; acc: Numeric } | null>;
+  /** This rank's private accumulator of a reduction (one slot's bytes). */
+  readonly acc: Uint8Array;
 }
 
 const cellsOf = new WeakMap<CommCore, Cells | null>();
@@ -84,7 +88,7 @@ function setup(c: Call): Cells {
   shareNodeSegment(s, c.world, members, c.core.size * cellBytes, JOINED, (region) => made.push(region));
   execute(c, s, false);
   const words = made[0]!.words;
-  return { words, bytes: new Uint8Array(words.buffer), generation: 0 };
+  return { words, bytes: new Uint8Array(words.buffer), generation: 0, views: new Map(), acc: new Uint8Array(slotBytes) };
 }
 
 /**
@@ -138,9 +142,9 @@ function slot(cells: Cells, rank: number, g: number, length: number): Uint8Array
   return cells.bytes.subarray(at, at + length);
 }
 
-/** Copies `from` into rank `rank`'s slot of generation g (no view made per call). */
-function fill(cells: Cells, rank: number, g: number, from: Uint8Array): void {
-  copyBytes(from, 0, cells.bytes, slotAt(rank, g), from.length);
+/** Copies `length` bytes of `from` from byte `at` into rank `rank`'s slot of generation g (no view made per call). */
+function fill(cells: Cells, rank: number, g: number, from: Uint8Array, at = 0, length = from.length): void {
+  copyBytes(from, at, cells.bytes, slotAt(rank, g), length);
 }
 
 /** Copies `length` bytes of rank `rank`'s slot of generation g, from byte `skip`, into `to` at `at`. */
@@ -224,22 +228,55 @@ export function smallReduce(c: Call, own: Uint8Array, out: Uint8Array, op: Op, c
   publish(c, cells, g);
   if (root < 0 || rank === root) {
     for (let r = 0; r < size; r++) waitSeq(c, cells, r, g);
-    // x0 op (x1 op (... op x(p-1))): apply(in, inout) makes inout = in op inout.
-    drain(cells, size - 1, g, 0, n, out, 0);
-    for (let r = size - 2; r >= 0; r--) op.apply(slot(cells, r, g, n), out, count, dt);
+    combine(cells, g, size, n, out, op, count, dt);
   }
   return true;
 }
 
-/** Allgather of `block` bytes per rank into `out` (rank r's block at r * block); `own` is ours. */
-export function smallAllgather(c: Call, own: Uint8Array, out: Uint8Array): boolean {
-  const block = own.length;
+/**
+ * out = x0 op (x1 op (... op x(p-1))) of the cells' slots of generation g (apply(in, inout) makes
+ * inout = in op inout). Predefined ops accumulate in the rank's private `acc` through typed views
+ * made once per kind (Op.applyAt: no view per call); user and pair ops apply to `out` itself.
+ */
+function combine(cells: Cells, g: number, size: number, n: number, out: Uint8Array, op: Op, count: number, dt: Datatype): void {
+  const width = kindWidth(dt.kind);
+  const v = n % width === 0 ? viewsFor(cells, dt.kind) : null;
+  if (v !== null) {
+    copyBytes(cells.bytes, slotAt(size - 1, g), cells.acc, 0, n);
+    // applyAt declines by op and kind alone, so at the first step or never.
+    let r = size - 2;
+    while (r >= 0 && op.applyAt(v.cells, slotAt(r, g) / width, v.acc, 0, n / width, dt.kind)) r--;
+    if (r < 0) {
+      copyBytes(cells.acc, 0, out, 0, n);
+      return;
+    }
+  }
+  drain(cells, size - 1, g, 0, n, out, 0);
+  for (let r = size - 2; r >= 0; r--) op.apply(slot(cells, r, g, n), out, count, dt);
+}
+
+function viewsFor(cells: Cells, kind: ElementKind): { cells: Numeric; acc: Numeric } | null {
+  let v = cells.views.get(kind);
+  if (v === undefined) {
+    const all = wholeView(cells.bytes.buffer, kind);
+    const acc = wholeView(cells.acc.buffer, kind);
+    v = all !== null && acc !== null ? { cells: all, acc } : null;
+    cells.views.set(kind, v);
+  }
+  return v;
+}
+
+/**
+ * Allgather of `block` bytes per rank into `out` (rank r's block at r * block); ours is `block`
+ * bytes of `own` from byte `ownAt` (which may lie in `out`: it is stored before anything is read).
+ */
+export function smallAllgather(c: Call, own: Uint8Array, ownAt: number, block: number, out: Uint8Array): boolean {
   const cells = start(c, 'allgather', block);
   if (cells === null) return false;
   const g = ++cells.generation;
   const { rank, size } = c.core;
   waitWritable(c, cells, g);
-  fill(cells, rank, g, own);
+  fill(cells, rank, g, own, ownAt, block);
   publish(c, cells, g);
   for (let r = 0; r < size; r++) {
     waitSeq(c, cells, r, g);
