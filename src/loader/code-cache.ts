@@ -98,6 +98,8 @@ function writeCache(cacheFile: string, script: vm.Script): void {
   const temporary = `${cacheFile}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+    // Before serializing (a few ms): a directory we may not write is known without it.
+    fs.accessSync(path.dirname(cacheFile), fs.constants.W_OK);
     fs.writeFileSync(temporary, script.createCachedData());
     fs.renameSync(temporary, cacheFile);
   } catch {
