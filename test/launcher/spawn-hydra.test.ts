@@ -23,7 +23,8 @@ describe('PMI spawn and the name service under hydra', { skip }, () => {
     it(`${['-n', n, ...flags].join(' ')}: each parent spawns 3 children of 2 commands, which read the preput and use their own space`, { timeout: 90_000 }, async () => {
       const wdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsmpi-spawn-hydra-'));
       try {
-        const env = { ...process.env };
+        // The parents spawn in turn: hydra gathers multi-command spawns in one state per server (docs/spawn.md).
+        const env: NodeJS.ProcessEnv = { ...process.env, SPAWN_PROBE_SERIAL: '1' };
         for (const k of ['PMI_FD', 'PMI_PORT', 'PMI_ID', 'PMI_RANK', 'PMI_SIZE', 'TSMPI_JOBID']) delete env[k];
         const r = await run('timeout', ['-k', '5', '70', HYDRA, ...flags, '-n', String(n), process.execPath, PROBE, 'parent', wdir], 80_000, { env });
         assert.equal(r.status, 0, `stdout:\n${r.stdout}\nstderr:\n${r.stderr}`);

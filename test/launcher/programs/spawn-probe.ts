@@ -6,7 +6,10 @@
  *   parent <wdir> [host]  each parent rank spawns its own job: 2 processes of `child` (args with
  *                 a space and an '=', info wdir and env) and 1 of `child` with other args and
  *                 env, preput PARENT_PORT=port-of-<rank>; publishes parent-svc-<rank>, waits
- *                 for its children's child-svc-<rank>, unpublishes it; `host` adds info host
+ *                 for its children's child-svc-<rank>, unpublishes it; `host` adds info host.
+ *                 With SPAWN_PROBE_SERIAL=1 the parents spawn in turn (rank r waits for the
+ *                 name spawned-<r-1>): hydra gathers multi-command spawns in one state per
+ *                 server, so two at once interleave (docs/spawn.md)
  *   child ...     reports rank, size, appnum, PMI_SPAWNED, preput, cwd, env, args; runs a
  *                 barrier, put and get in its own key-value space; checks the parent's key is
  *                 not there; looks up and publishes names
@@ -47,6 +50,10 @@ switch (role) {
     pmi.barrier();
     pmi.publishName(`parent-svc-${pmi.rank}`, `parent-port-${pmi.rank}`);
     const hostInfo: [string, string][] = host === undefined ? [] : [['host', host]];
+    const serial = process.env.SPAWN_PROBE_SERIAL === '1';
+    if (serial && pmi.rank > 0) {
+      for (let i = 0; i < 600 && pmi.lookupName(`spawned-${pmi.rank - 1}`) === undefined; i++) sleep(50);
+    }
     const errcodes = pmi.spawn({
       blocks: [
         { command: process.execPath, args: [self, 'child', String(pmi.rank), 'two words', 'k=v'], maxprocs: 2,
@@ -56,6 +63,7 @@ switch (role) {
       ],
       preput: [['PARENT_PORT', `port-of-${pmi.rank}`]],
     });
+    if (serial) pmi.publishName(`spawned-${pmi.rank}`, 'yes');
     say(`errcodes ${errcodes.join(',')}`);
     say(`own parentValue ${pmi.parentValue('PARENT_PORT')}`);
     // The children publish child-svc-<our rank> once they have checked everything.
@@ -71,6 +79,7 @@ switch (role) {
     say(`unpublish again: ${errorOf(() => pmi.unpublishName(`child-svc-${pmi.rank}`))}`);
     pmi.barrier();
     pmi.unpublishName(`parent-svc-${pmi.rank}`);
+    if (serial) pmi.unpublishName(`spawned-${pmi.rank}`);
     pmi.finalize();
     break;
   }
