@@ -1,4 +1,5 @@
 // Research ids cited here (e.g. "003b §3.2", "004"): see docs/references.md.
+import { copyBytes } from '../common/copy.js';
 import { addon } from '../native/addon.js';
 import { HEADER_WORDS, type PackedData } from '../mpid/device.js';
 import type { SciMap, Sequence } from '../sisci/index.js';
@@ -40,6 +41,7 @@ const LEN_MASK = 0xffffff;
 const KIND_SHIFT = 24;
 const KIND_MASK = 0xf;
 const FIRST_PAYLOAD = SLOT_BYTES - HEADER_BYTES - 8;
+const SLOT_WORDS = SLOT_BYTES / 4;
 const CRC_WORD = 30;
 const ID_WORD = 31;
 const SKIP = 1 << 31;
@@ -126,8 +128,9 @@ export class ShortRingSender {
         packed.pack(0, inFirst, this.image, HEADER_BYTES);
         if (len > inFirst) packed.pack(inFirst, len - inFirst, this.image, SLOT_BYTES);
       } else {
-        this.image.set(payload!.subarray(off, off + inFirst), HEADER_BYTES);
-        if (len > inFirst) this.image.set(payload!.subarray(off + inFirst, off + len), SLOT_BYTES);
+        // copyBytes: no view made for a short payload (the short path allocates nothing).
+        copyBytes(payload!, off, this.image, HEADER_BYTES, inFirst);
+        if (len > inFirst) copyBytes(payload!, off + inFirst, this.image, SLOT_BYTES, len - inFirst);
       }
     }
     this.write(this.sent % this.slots, len);
@@ -167,7 +170,6 @@ export class ShortRingReceiver {
   private messages = 0;
   private publishedRead = 0;
   private readonly words: Int32Array;
-  private readonly bytes: Uint8Array;
   /**
    * A message is checked and delivered from a local copy: the sender may be writing it again
    * (its sequence check failed after the data had arrived intact), and a second, damaged copy
@@ -181,10 +183,16 @@ export class ShortRingReceiver {
   /** `region`: our region for this sender, in our own segment (a local map of regionBytes(slots)). */
   constructor(region: SciMap, private readonly slots: number) {
     this.words = region.words;
-    this.bytes = region.bytes;
     this.snapshot = new Uint8Array(slots * SLOT_BYTES);
     this.snapshotWords = new Int32Array(this.snapshot.buffer);
     this.gather = new Uint8Array(slots * SLOT_BYTES);
+  }
+
+  /** Copies `count` words of the ring from byte `at` into the snapshot from word `to`. */
+  private snapWords(at: number, to: number, count: number): void {
+    const from = at >> 2;
+    const w = this.snapshotWords;
+    for (let i = 0; i < count; i++) w[to + i] = this.words[from + i]!;
   }
 
   /** Hands every complete message to `visit`, in order; returns how many. */
@@ -197,7 +205,8 @@ export class ShortRingReceiver {
       const at = CONTROL_BYTES + pos * SLOT_BYTES;
       const id = idOf(this.messages);
       if (Atomics.load(this.words, (at >> 2) + ID_WORD) !== id) break;
-      snap.set(this.bytes.subarray(at, at + SLOT_BYTES), 0);
+      // Word by word: a subarray view per slot was the short path's one allocation (~100 B a message).
+      this.snapWords(at, 0, SLOT_WORDS);
       const info = w[0]!;
       const len = info & LEN_MASK;
       const skip = (info & SKIP) !== 0;
@@ -205,7 +214,7 @@ export class ShortRingReceiver {
       // A header that arrived in part or damaged may announce anything: check that it fits the
       // ring before reading that far (the CRC then tells whether it is what was sent).
       const consistent = w[ID_WORD] === id && slots >= 1 && pos + slots <= this.slots;
-      if (consistent && slots > 1) snap.set(this.bytes.subarray(at + SLOT_BYTES, at + slots * SLOT_BYTES), SLOT_BYTES);
+      if (consistent && slots > 1) this.snapWords(at + SLOT_BYTES, SLOT_WORDS, (slots - 1) * SLOT_WORDS);
       if (!consistent || messageCrc(snap, 0, skip ? 0 : len) !== w[CRC_WORD]) {
         // Not all of it is here yet, or it arrived damaged and the sender is writing it again.
         this.counters.crcMismatches++;
@@ -215,8 +224,8 @@ export class ShortRingReceiver {
         let payload = snap;
         let off = HEADER_BYTES;
         if (len > FIRST_PAYLOAD) {
-          this.gather.set(snap.subarray(HEADER_BYTES, HEADER_BYTES + FIRST_PAYLOAD), 0);
-          this.gather.set(snap.subarray(SLOT_BYTES, SLOT_BYTES + len - FIRST_PAYLOAD), FIRST_PAYLOAD);
+          copyBytes(snap, HEADER_BYTES, this.gather, 0, FIRST_PAYLOAD);
+          copyBytes(snap, SLOT_BYTES, this.gather, FIRST_PAYLOAD, len - FIRST_PAYLOAD);
           payload = this.gather;
           off = 0;
         }
