@@ -5,8 +5,10 @@
  * root), Reduce (every root, IN_PLACE at the root), Allreduce (SUM on doubles, MAX on int32,
  * IN_PLACE), Allgather and Alltoall leave V8's young generation where it was, give or take a
  * byte a call (before: 56 B a Barrier, 184 a Bcast, 736 an Allreduce). With more ranks than
- * cores the waits sleep on the futex, whose native call returns a fresh result: there a call may
- * grow it by a few such results. The results are checked too, so a path that skipped work fails.
+ * cores tsmpi leaves V8's tiering budget as it is (TSMPI_V8_FLAGS applies to ranks with a core
+ * each), and after the warm-up calls some of the path still runs unoptimized and boxes values:
+ * 40-55 B a call at 3 ranks, 0 when the same run gets --interrupt-budget=16384; there a call may
+ * grow it by up to 64 B. The results are checked too, so a path that skipped work fails.
  */
 import os from 'node:os';
 import v8 from 'node:v8';
