@@ -118,7 +118,7 @@ export class Op {
   applyAt(x: Numeric, xAt: number, y: Numeric, yAt: number, n: number, kind: ElementKind): boolean {
     if (this.userFn !== null || BODIES[this.name] === undefined || CTORS[kind] === undefined || kind === 'packed') return false;
     const big = kind === 'int64' || kind === 'uint64';
-    offsetKernelFor(this, kind)(x, xAt, y, yAt, n, big ? 1n : 1, big ? 0n : 0);
+    kernelFor(this, kind)(x, xAt, y, yAt, n, big ? 1n : 1, big ? 0n : 0);
     return true;
   }
 }
@@ -196,7 +196,11 @@ const BODIES: Readonly<Record<string, string>> = {
   'MPI.BXOR': 'y[i] = x[i] ^ y[i];',
 };
 
-type Kernel = (x: Numeric, y: Numeric, n: number, one: number | bigint, zero: number | bigint) => void;
+/**
+ * Every kernel works at element offsets xo and yo of its operands: apply() passes views and 0,
+ * Op.applyAt whole-buffer views and the slots' offsets. One loop per (op, kind).
+ */
+type Kernel = (x: Numeric, xo: number, y: Numeric, yo: number, n: number, one: number | bigint, zero: number | bigint) => void;
 const kernels = new Map<Op, Map<ElementKind, Kernel>>();
 
 function kernelFor(op: Op, kind: ElementKind): Kernel {
@@ -210,28 +214,9 @@ function kernelFor(op: Op, kind: ElementKind): Kernel {
     const body = BODIES[op.name];
     if (body === undefined) throw new MPIException(ErrorClass.ERR_OP, `${op.name} cannot be applied to ${kind} elements`);
     // 32-bit products exceed 2^53 in doubles and lose their low bits: Math.imul wraps exactly, as C does.
-    const loop = op.name === 'MPI.PROD' && (kind === 'int32' || kind === 'uint32') ? 'y[i] = Math.imul(x[i], y[i]);' : body;
-    k = new Function('x', 'y', 'n', 'ONE', 'ZERO', `for (let i = 0; i < n; i++) { ${loop} }`) as Kernel;
-    byKind.set(kind, k);
-  }
-  return k;
-}
-
-type OffsetKernel = (x: Numeric, xo: number, y: Numeric, yo: number, n: number, one: number | bigint, zero: number | bigint) => void;
-const offsetKernels = new Map<Op, Map<ElementKind, OffsetKernel>>();
-
-/** kernelFor's loop over element offsets xo and yo of whole-buffer views (Op.applyAt). */
-function offsetKernelFor(op: Op, kind: ElementKind): OffsetKernel {
-  let byKind = offsetKernels.get(op);
-  if (byKind === undefined) {
-    byKind = new Map();
-    offsetKernels.set(op, byKind);
-  }
-  let k = byKind.get(kind);
-  if (k === undefined) {
-    const body = op.name === 'MPI.PROD' && (kind === 'int32' || kind === 'uint32') ? 'y[i] = Math.imul(x[i], y[i]);' : BODIES[op.name]!;
-    const loop = body.replaceAll('x[i]', 'x[xo + i]').replaceAll('y[i]', 'y[yo + i]');
-    k = new Function('x', 'xo', 'y', 'yo', 'n', 'ONE', 'ZERO', `for (let i = 0; i < n; i++) { ${loop} }`) as OffsetKernel;
+    const element = op.name === 'MPI.PROD' && (kind === 'int32' || kind === 'uint32') ? 'y[i] = Math.imul(x[i], y[i]);' : body;
+    const loop = element.replaceAll('x[i]', 'x[xo + i]').replaceAll('y[i]', 'y[yo + i]');
+    k = new Function('x', 'xo', 'y', 'yo', 'n', 'ONE', 'ZERO', `for (let i = 0; i < n; i++) { ${loop} }`) as Kernel;
     byKind.set(kind, k);
   }
   return k;
@@ -251,7 +236,7 @@ export function kindWidth(kind: ElementKind): number {
 
 function applyPredefined(op: Op, a: Numeric, b: Numeric, n: number, kind: ElementKind): void {
   const big = kind === 'int64' || kind === 'uint64';
-  kernelFor(op, kind)(a, b, n, big ? 1n : 1, big ? 0n : 0);
+  kernelFor(op, kind)(a, 0, b, 0, n, big ? 1n : 1, big ? 0n : 0);
 }
 
 /** Layout of each pair type: value kind at offset 0, int32 index at `indexAt`. */
