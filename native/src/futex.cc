@@ -3,6 +3,9 @@
 //   futexWait(cells, index, expected, timeoutMs) -> 'ok' | 'not-equal' | 'timed-out'
 //   futexWake(cells, index, count)               -> number of waiters woken
 //   schedYield()                                 -> undefined: gives up the CPU to a runnable thread
+//   membarrierRegister()                         -> boolean: this process takes part in fenceOthers
+//   fenceOthers()                                -> undefined: a full barrier on every CPU that runs
+//                                                   a registered process (membarrier(2))
 //
 // The cell is addressed as Atomics.wait/notify address it, in an Int32Array over a
 // SharedArrayBuffer; unlike Atomics.wait this works on the main thread and across processes.
@@ -11,6 +14,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +100,26 @@ Napi::Value SchedYield(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// The asymmetric fence of the doorbell protocol (common/doorbell.ts): peers that publish with
+// plain stores pay nothing per packet; a rank about to sleep makes every registered process's
+// running CPU execute a full barrier, so their earlier stores are visible to its last check.
+Napi::Value MembarrierRegister(const Napi::CallbackInfo& info) {
+  long supported = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  bool ok = supported > 0 && (supported & MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0 &&
+            (supported & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) != 0 &&
+            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+  return Napi::Boolean::New(info.Env(), ok);
+}
+
+Napi::Value FenceOthers(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0) {
+    int err = errno;
+    ThrowSystemError(env, err, "membarrier", "fenceOthers: MEMBARRIER_CMD_GLOBAL_EXPEDITED failed: " + ErrnoText(err));
+  }
+  return env.Undefined();
+}
+
 }  // namespace
 
 void RegisterFutex(Napi::Env env, Napi::Object exports) {
@@ -107,6 +131,8 @@ void RegisterFutex(Napi::Env env, Napi::Object exports) {
   exports.Set("futexWait", Napi::Function::New(env, FutexWait, "futexWait"));
   exports.Set("futexWake", Napi::Function::New(env, FutexWakeExport, "futexWake"));
   exports.Set("schedYield", Napi::Function::New(env, SchedYield, "schedYield"));
+  exports.Set("membarrierRegister", Napi::Function::New(env, MembarrierRegister, "membarrierRegister"));
+  exports.Set("fenceOthers", Napi::Function::New(env, FenceOthers, "fenceOthers"));
 }
 
 }  // namespace tsmpi

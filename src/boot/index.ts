@@ -1,14 +1,16 @@
+import os from 'node:os';
 import { createTrace } from '../common/trace.js';
 import { Doorbell, PeerBell } from '../common/doorbell.js';
 import { jobIdFrom } from '../common/segment-names.js';
 import { cardKey, decodeCard, encodeCard, type BusinessCard } from '../mpid/business-card.js';
-import { SLEEP_TIMEOUT_MS, SPIN_POLLS } from '../mpid/config.js';
+import { ASYMMETRIC_FENCE, SLEEP_TIMEOUT_MS, SPIN_POLLS } from '../mpid/config.js';
 import type { Device, DeviceDescriptor, DeviceWorld, OpenDevice } from '../mpid/device.js';
 import { NO_MEMORY, type MemoryCapabilities, type RmaService } from '../mpid/memory.js';
 import { localKernelId, localNodeId } from '../mpid/node-id.js';
 import { connectProcessManager } from '../mpid/process-manager.js';
 import { addon } from '../native/addon.js';
 import { Progress } from '../mpid/progress.js';
+import { asymmetricFenceFor, joinAsymmetricFence } from '../mpid/publish-fence.js';
 import { World, type WorldParts } from '../mpid/world.js';
 import { BootstrapError } from '../common/errors.js';
 import { DEVICE } from './config.js';
@@ -58,6 +60,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     openAll(registered.filter((d) => !d.onDemand || d === forced));
     const mine: BusinessCard = {
       rank: pm.rank, nodeId: localNodeId(env), kernelId: localKernelId(), pid: process.pid, bell: doorbell.name,
+      fenceCores: joinAsymmetricFence(ASYMMETRIC_FENCE.read(env), os.availableParallelism()),
       devices: new Map(opened.map((o) => [o.descriptor.name, o.open.card])),
     };
     pm.put(cardKey(pm.rank), encodeCard(mine));
@@ -91,6 +94,8 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     // hosts share one kernel's CPUs): what decides whether a wait may spin.
     const machineRanks = cards.filter((c) => c.kernelId === mine.kernelId).length;
     const spinBudget = Progress.spinBudgetFor(machineRanks, spinPolls);
+    const plainPublish = asymmetricFenceFor(mine, cards);
+    if (plainPublish) doorbell.fenceOthersBeforeSleep();
     let built: World | null = null;
     const fail = (error: Error): never => {
       built?.onDeviceFailure?.(error);
@@ -103,7 +108,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     let rma: { service: RmaService; caps: MemoryCapabilities } | null = null;
     for (const { descriptor, open } of opened) {
       const peers = cards.filter((c) => chosen[c.rank] === descriptor);
-      const device = open.connect({ peers, cards, bellOf: (r) => bells[r] ?? null, spinBudget, fail });
+      const device = open.connect({ peers, cards, bellOf: (r) => bells[r] ?? null, spinBudget, plainPublish, fail });
       devices.push(device);
       for (const c of peers) deviceOf[c.rank] = device;
       if (rma === null && device.rma?.expose !== undefined) rma = { service: device.rma, caps: descriptor.memory ?? NO_MEMORY };
@@ -120,14 +125,15 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
       const descriptor = registered.find((d) => d.reachesOtherJobs === true);
       const open = descriptor?.open({ ...world, forced: null }) ?? null;
       if (descriptor === undefined || open === null) return null;
-      const device = open.connect({ peers: [], cards, bellOf: () => null, spinBudget, fail });
+      const device = open.connect({ peers: [], cards, bellOf: () => null, spinBudget, plainPublish: false, fail });
       open.connected();
       carriers.set(device, descriptor);
       trace('rank %d: %s opened for processes of other jobs', pm.rank, descriptor.name);
       return { device, caps: descriptor.memory ?? NO_MEMORY };
     };
-    trace('rank %d of %d on %s: %s', pm.rank, pm.size, mine.nodeId,
-      opened.map((o) => `${o.descriptor.name} ${chosen.filter((d) => d === o.descriptor).length}`).join(', '));
+    trace('rank %d of %d on %s: %s; publish with %s stores', pm.rank, pm.size, mine.nodeId,
+      opened.map((o) => `${o.descriptor.name} ${chosen.filter((d) => d === o.descriptor).length}`).join(', '),
+      plainPublish ? 'plain' : 'locked');
     return built = new World({
       pm, jobId, cards, devices, deviceOf, bells,
       sharesMemory: chosen.map((d) => d.sharesMemory),
@@ -138,6 +144,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
       doorbell,
       spinBudget,
       sleepTimeoutMs,
+      plainPublish,
       openRemote,
     });
   } catch (e) {

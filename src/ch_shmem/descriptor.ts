@@ -44,7 +44,7 @@ export const shmemDescriptor: DeviceDescriptor = {
           bells[c.rank] = links.bellOf(c.rank);
           if (bells[c.rank] === null) throw new Error(`ch_shmem: bootstrap gave no doorbell for rank ${c.rank}`);
         }
-        return new ShmemDevice(config, world.rank, world.size, own, segments, bells);
+        return new ShmemDevice(config, world.rank, world.size, own, segments, bells, links.plainPublish);
       },
       connected: () => own.unlink(),
       abandon: () => own.unlink(),

@@ -135,7 +135,8 @@ export class ShmemDevice implements Device {
   private readonly localOne = new Float64Array(2);
 
   constructor(private readonly config: ShmemConfig, worldRank: number, worldSize: number,
-              own: RankSegment, peerSegments: readonly (RankSegment | null)[], bells: readonly (PeerBell | null)[]) {
+              own: RankSegment, peerSegments: readonly (RankSegment | null)[], bells: readonly (PeerBell | null)[],
+              private readonly plainPublish: boolean) {
     this.layout = new PairLayout(config);
     this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS, shortMax: config.shortMax };
     this.slotMask = config.slots - 1;
@@ -236,7 +237,12 @@ export class ShmemDevice implements Device {
     }
     for (let w = 0; w < HEADER_WORDS; w++) words[at + F_HEADER + w] = hdr[w]!;
     words[at + F_INFO] = inline ? len : len | INFO_IN_EAGER_RING;
-    Atomics.store(words, at, (start + 1) | 0);
+    // The sequence number publishes the packet. A plain store (the receiver fences us before it
+    // sleeps: mpid/publish-fence.ts) does not wait for the line the receiver polls, as a locked
+    // store would. Eager-ring payloads keep the locked store: a large copy may use
+    // non-temporal stores, which only a fence orders.
+    if (this.plainPublish && inline) words[at] = (start + 1) | 0;
+    else Atomics.store(words, at, (start + 1) | 0);
     this.sentSlots[peer] = (start + slots) | 0;
     this.slotCredits[peer] = this.slotCredits[peer]! - skip - slots;
     if (!inline) {

@@ -21,7 +21,9 @@ import { segmentName } from './segment-names.js';
  *
  * SLEEPING counts sleepers, since a blocking call and the async waiter may sleep at once.
  * Both sides use sequentially consistent atomics, so either the owner's re-check sees the
- * packet or the peer sees SLEEPING and bumps DOORBELL (then futex_wait returns at once).
+ * packet or the peer sees SLEEPING and bumps DOORBELL (then futex_wait returns at once). Where
+ * peers publish with plain stores instead, the owner fences their CPUs after SLEEPING += 1
+ * (mpid/publish-fence.ts), which gives the same either-or.
  * Peers pay one atomic load per packet and a system call only when the owner sleeps.
  */
 const MAGIC = 0x4c425354;
@@ -37,6 +39,7 @@ const BELL_BYTES = 64;
 export class Doorbell {
   readonly cells: Int32Array;
   readonly index = WORD_DOORBELL;
+  private fenceOthers = false;
 
   private constructor(readonly name: string, memory: SharedArrayBuffer, private owned: boolean) {
     this.cells = new Int32Array(memory);
@@ -51,8 +54,17 @@ export class Doorbell {
     return bell;
   }
 
+  /**
+   * From now on every announcement fences the CPUs of the peers, which then publish with plain
+   * stores (mpid/publish-fence.ts): what they stored before is visible to our last check.
+   */
+  fenceOthersBeforeSleep(): void {
+    this.fenceOthers = true;
+  }
+
   announce(): number {
     Atomics.add(this.cells, WORD_SLEEPING, 1);
+    if (this.fenceOthers) addon.fenceOthers();
     return Atomics.load(this.cells, WORD_DOORBELL);
   }
 

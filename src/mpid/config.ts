@@ -34,3 +34,11 @@ export const SCI_NODE = declareString({
     'launcher): ranks share memory only with ranks of the same machine and the same SCI node; unset: the machine is one node.',
   default: '', pattern: /^\d{0,4}$/, patternText: 'a node index 0 .. 9999',
 });
+
+export const ASYMMETRIC_FENCE = declareBool({
+  name: 'TSMPI_ASYMMETRIC_FENCE', layer: 'mpid',
+  description: 'Ranks that share memory publish packets and collective words with plain stores, and a rank about to ' +
+    'sleep fences the CPUs of the others with membarrier(2) (1; used on x86-64 when membarrier works and every rank ' +
+    'of the machine has a core), or every publish is a sequentially consistent store (0).',
+  default: true,
+});

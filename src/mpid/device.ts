@@ -292,6 +292,12 @@ export interface DeviceLinks {
    */
   readonly spinBudget: number;
   /**
+   * Whether packets to ranks that share memory with us may be published with plain stores:
+   * they fence before they sleep (publish-fence.ts). Otherwise the store that publishes must be
+   * sequentially consistent (Atomics.store).
+   */
+  readonly plainPublish: boolean;
+  /**
    * A fatal error of the device (a peer it can no longer reach): hands it to the upper layer's
    * handler (mpir: MPI.COMM_WORLD's error handler, which ends the job or raises MPI.Exception),
    * else throws it. Never returns.

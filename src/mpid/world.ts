@@ -33,6 +33,8 @@ export interface WorldParts {
   readonly doorbell: Doorbell;
   readonly spinBudget: number;
   readonly sleepTimeoutMs: number;
+  /** Ranks that share memory publish with plain stores and fence before they sleep (publish-fence.ts). */
+  readonly plainPublish: boolean;
   /**
    * The device that reaches processes of other jobs (dynamic processes), with the capabilities
    * of its memory: the one running already, or opened now (a single-host job opens its network
@@ -72,6 +74,8 @@ export class World {
   readonly progress: Progress;
   /** Ranks of one node talk through shared memory (false under TSMPI_DEVICE=sci); the same on every rank. */
   readonly nodesUseSharedMemory: boolean;
+  /** Words others wait for in node memory may be published with plain stores (publish-fence.ts). */
+  readonly plainPublish: boolean;
   private readonly devices: Device[];
   private readonly deviceOf: Device[];
   private readonly shares: boolean[];
@@ -95,6 +99,7 @@ export class World {
     this.jobId = parts.jobId;
     this.cards = parts.cards;
     this.nodesUseSharedMemory = parts.nodesUseSharedMemory;
+    this.plainPublish = parts.plainPublish;
     this.devices = [...parts.devices];
     this.deviceOf = [...parts.deviceOf];
     this.shares = [...parts.sharesMemory];
@@ -136,7 +141,7 @@ export class World {
       // The node id of a process of another job names its job too: the processes of one node and
       // one job share memory, so every process, of either job, groups them alike (the node-aware
       // collectives must agree on the groups), and none is on our node.
-      this.cards.push({ rank: peer, nodeId: `${p.nodeId} (another job, ${p.jobId})`, kernelId: '', pid: p.pid, bell: '', devices: new Map() });
+      this.cards.push({ rank: peer, nodeId: `${p.nodeId} (another job, ${p.jobId})`, kernelId: '', pid: p.pid, bell: '', fenceCores: null, devices: new Map() });
       this.shares.push(false);
       this.bells.push(null);
       this.memoryOf.push(this.remoteCaps!);

@@ -117,6 +117,11 @@ export interface NativeAddon extends UcxBinding, SocketBinding {
   /** sched_yield(2): another runnable thread of this CPU runs first (a peer sharing the core), if any. */
   schedYield(): void;
 
+  /** membarrier(2) REGISTER_GLOBAL_EXPEDITED: whether this process now takes part in fenceOthers. */
+  membarrierRegister(): boolean;
+  /** membarrier(2) GLOBAL_EXPEDITED: a full barrier on every CPU running a registered process. */
+  fenceOthers(): void;
+
   /** SIGKILL when the parent ends (PR_SET_PDEATHSIG), or at once if getppid() is no longer `parentPid`. */
   endWithParent(parentPid: number): boolean;
 

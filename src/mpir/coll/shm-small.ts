@@ -15,37 +15,51 @@ import { shareNodeSegment } from './node-segment.js';
  * memory and readers polling it. A schedule (rounds, closures, point-to-point messages) costs
  * more than the data of an 8-byte Bcast or Allreduce; here each call is a few stores and loads.
  *
- * One cell per rank, `cellBytes` apart: word SEQ on the first cache line, then two data slots.
- * Every fast collective of the communicator has the next generation g, the same on every
- * rank because they call collectives in the same order. A rank stores SEQ = g when it arrives
- * at generation g, after writing its data for g (if it contributes any) into slot g % 2. So a
- * rank whose SEQ is g + 1 has finished generation g, reading included, and a writer of
- * generation g, about to overwrite what generation g - 2 left in its slot, only needs every
- * SEQ at g - 1 or later (which the collectives that read every cell have already seen). Readers
- * wait for the SEQ of the cells they read. Reductions combine the cells in rank order on
- * whoever needs the result, so every rank of an Allreduce computes the same bits.
+ * One cell per rank with DEPTH slots; generation g of a rank lives in slot g % DEPTH. A slot
+ * starts with its STAMP word and the data follows in the same cache line (up to 56 bytes), so a
+ * reader that sees the stamp has the data's line too: one line moves between cores per read,
+ * where a flag line and a data line made two. Every fast collective of the communicator has
+ * the next generation g, the same on every rank because they call collectives in the same
+ * order. A rank stores STAMP = g in its slot of g when it arrives at generation g, after writing
+ * its data for g (if it contributes any). So a rank whose latest stamp is g + 1 or later has
+ * finished generation g, reading included, and a writer of generation g, about to overwrite
+ * what generation g - DEPTH left in its slot, only needs every rank at g - DEPTH + 1 or later:
+ * a root (Bcast) or a contributor that need not wait for the others (Reduce) runs up to
+ * DEPTH - 1 calls ahead of the slowest. Readers wait
+ * for the stamp of the slots they read. Reductions combine the slots in rank order on whoever
+ * needs the result, so every rank of an Allreduce computes the same bits. Generations are int32
+ * and compared modulo 2^32.
  *
  * A waiting rank drives progress (point-to-point and the one-sided agents go on) and sleeps
  * on its doorbell after the spin budget; whoever stores a word others wait for rings them.
  * The segment is made at the communicator's first fast collective, as the shm_counter barrier
  * makes its own (node-segment.ts): rank 0 creates it, the others map it and count themselves in
- * at word JOINED of rank 0's cell.
+ * at word JOINED of its header line, before the cells.
  *
  * Research ids cited here: see docs/references.md.
  */
 
-const SEQ = 0;
-const DATA = 128; // bytes: the slots start on the next cache line
-/** Word of rank 0's cell (next to SEQ) that counts the ranks that mapped the segment. */
-const JOINED = 16;
+/** Word of the segment's header line that counts the ranks that mapped the segment. */
+const JOINED = 0;
+/** Bytes of the header line, and the alignment of the slots (the adjacent-line prefetcher pairs 64-byte lines). */
+const LINE = 128;
+/**
+ * Slots per rank: a rank may run DEPTH - 1 generations ahead of the slowest (a power of two).
+ * Deeper lets a Bcast root run ahead, as eager messages let MPICH's; measured, it did not pay:
+ * osu_bcast at 8 B, 2 ranks, 200,000 calls took 0.40-0.45 us a call with 8 slots and 0.29-0.32
+ * with 2 (4 slots: 0.39), and Reduce and Allreduce were the same (4 ranks on 2 cores: noise).
+ */
+const DEPTH = 2;
+/** Bytes from a slot's STAMP word (its first) to its data: 8, so doubles are aligned. */
+const STAMP_BYTES = 8;
 /** Polls before a wait registers its progress hook (most waits end sooner). */
 const SHORT_SPIN = 200;
 /** Largest communicator served: every rank scans all cells per call. */
 const MAX_RANKS = 64;
 
 const limit = COLL_SHM_SMALL.read();
-const slotBytes = Math.ceil(limit / 128) * 128;
-const cellBytes = DATA + 2 * slotBytes;
+const slotBytes = Math.ceil((STAMP_BYTES + limit) / LINE) * LINE;
+const cellBytes = DEPTH * slotBytes;
 
 interface Cells {
   readonly words: Int32Array;
@@ -85,7 +99,7 @@ function setup(c: Call): Cells {
   const members = Array.from({ length: c.core.size }, (_, r) => r);
   const made: NodeRegion[] = [];
   const s = newSchedule(c);
-  shareNodeSegment(s, c.world, members, c.core.size * cellBytes, JOINED, (region) => made.push(region));
+  shareNodeSegment(s, c.world, members, LINE + c.core.size * cellBytes, JOINED, (region) => made.push(region));
   execute(c, s, false);
   const words = made[0]!.words;
   return { words, bytes: new Uint8Array(words.buffer), generation: 0, views: new Map(), acc: new Uint8Array(slotBytes) };
@@ -101,7 +115,7 @@ const wanted = {
   at: 0,
   target: 0,
   reached(): boolean {
-    return Atomics.load(this.words, this.at) - this.target >= 0;
+    return ((Atomics.load(this.words, this.at) - this.target) | 0) >= 0;
   },
   advance(): number {
     return this.reached() ? 1 : 0;
@@ -110,11 +124,11 @@ const wanted = {
 
 /** Blocks until words[at] >= target, driving progress and sleeping on the doorbell after the spin budget. */
 function waitFor(c: Call, words: Int32Array, at: number, target: number): void {
-  if (Atomics.load(words, at) - target >= 0) return;
+  if (((Atomics.load(words, at) - target) | 0) >= 0) return;
   const { engine, progress } = c.world;
   for (let spin = 0; spin < SHORT_SPIN; spin++) {
     engine.progress();
-    if (Atomics.load(words, at) - target >= 0) return;
+    if (((Atomics.load(words, at) - target) | 0) >= 0) return;
   }
   wanted.words = words;
   wanted.at = at;
@@ -127,45 +141,60 @@ function waitFor(c: Call, words: Int32Array, at: number, target: number): void {
   }
 }
 
-function word(rank: number, at: number): number {
-  return (rank * cellBytes) / 4 + at;
-}
-
-/** Where rank `rank`'s slot of generation g starts in the cells' bytes. */
+/** Where rank `rank`'s slot of generation g starts in the cells' bytes (its STAMP word). */
 function slotAt(rank: number, g: number): number {
-  return rank * cellBytes + DATA + (g & 1) * slotBytes;
+  return LINE + rank * cellBytes + (g & (DEPTH - 1)) * slotBytes;
 }
 
-/** Rank `rank`'s slot of generation g, its first `length` bytes (a view: for the reduction kernels). */
+/** Where the data of rank `rank`'s slot of generation g starts. */
+function dataAt(rank: number, g: number): number {
+  return slotAt(rank, g) + STAMP_BYTES;
+}
+
+/** Rank `rank`'s data of generation g, its first `length` bytes (a view: for the reduction kernels). */
 function slot(cells: Cells, rank: number, g: number, length: number): Uint8Array {
-  const at = slotAt(rank, g);
+  const at = dataAt(rank, g);
   return cells.bytes.subarray(at, at + length);
 }
 
 /** Copies `length` bytes of `from` from byte `at` into rank `rank`'s slot of generation g (no view made per call). */
 function fill(cells: Cells, rank: number, g: number, from: Uint8Array, at = 0, length = from.length): void {
-  copyBytes(from, at, cells.bytes, slotAt(rank, g), length);
+  copyBytes(from, at, cells.bytes, dataAt(rank, g), length);
 }
 
 /** Copies `length` bytes of rank `rank`'s slot of generation g, from byte `skip`, into `to` at `at`. */
 function drain(cells: Cells, rank: number, g: number, skip: number, length: number, to: Uint8Array, at: number): void {
-  copyBytes(cells.bytes, slotAt(rank, g) + skip, to, at, length);
+  copyBytes(cells.bytes, dataAt(rank, g) + skip, to, at, length);
 }
 
-/** Every rank has arrived at generation g - 1, so none still reads what generation g - 2 left in our slot. */
+/**
+ * Every rank has arrived at generation g - DEPTH + 1 (its slot of that generation has that
+ * stamp, or a later one), so none still reads what generation g - DEPTH left in our slot of g.
+ */
 function waitWritable(c: Call, cells: Cells, g: number): void {
-  for (let r = 0; r < c.core.size; r++) waitFor(c, cells.words, word(r, SEQ), g - 1);
+  const oldest = (g - DEPTH + 1) | 0;
+  for (let r = 0; r < c.core.size; r++) waitFor(c, cells.words, slotAt(r, oldest) >> 2, oldest);
 }
 
-function waitSeq(c: Call, cells: Cells, rank: number, g: number): void {
-  waitFor(c, cells.words, word(rank, SEQ), g);
+/** Rank `rank` has arrived at generation g (its data of g, if any, is there). */
+function waitArrived(c: Call, cells: Cells, rank: number, g: number): void {
+  waitFor(c, cells.words, slotAt(rank, g) >> 2, g);
 }
 
-/** Stores our SEQ = g and rings every rank of the communicator that may sleep waiting for it. */
+/** Stores our STAMP = g and rings every rank of the communicator that may sleep waiting for it. */
 function publish(c: Call, cells: Cells, g: number): void {
-  Atomics.store(cells.words, word(c.core.rank, SEQ), g);
   const { core, world } = c;
+  const at = slotAt(core.rank, g) >> 2;
+  // A plain store when the waiters fence us before they sleep (mpid/publish-fence.ts): the
+  // locked one would wait for the line every waiter polls.
+  if (world.plainPublish) cells.words[at] = g;
+  else Atomics.store(cells.words, at, g);
   for (let r = 0; r < core.size; r++) if (r !== core.rank) world.wakeLocal(core.worldRanks[r]!);
+}
+
+/** The next generation of the communicator's fast collectives. */
+function next(cells: Cells): number {
+  return (cells.generation = (cells.generation + 1) | 0);
 }
 
 /** The cells when a collective moving `bytes` per cell may go this way, else null. */
@@ -186,13 +215,13 @@ function start(c: Call, collective: Collective, bytes: number): Cells | null {
 export function smallBarrier(c: Call): boolean {
   const cells = start(c, 'barrier', 0);
   if (cells === null) return false;
-  const g = ++cells.generation;
+  const g = next(cells);
   if (c.core.rank === 0) {
-    for (let r = 1; r < c.core.size; r++) waitSeq(c, cells, r, g);
+    for (let r = 1; r < c.core.size; r++) waitArrived(c, cells, r, g);
     publish(c, cells, g);
   } else {
     publish(c, cells, g);
-    waitSeq(c, cells, 0, g);
+    waitArrived(c, cells, 0, g);
   }
   return true;
 }
@@ -200,14 +229,14 @@ export function smallBarrier(c: Call): boolean {
 export function smallBcast(c: Call, buf: Uint8Array, root: number): boolean {
   const cells = start(c, 'bcast', buf.length);
   if (cells === null) return false;
-  const g = ++cells.generation;
+  const g = next(cells);
   if (c.core.rank === root) {
     waitWritable(c, cells, g);
     fill(cells, root, g, buf);
     publish(c, cells, g);
   } else {
     publish(c, cells, g);
-    waitSeq(c, cells, root, g);
+    waitArrived(c, cells, root, g);
     drain(cells, root, g, 0, buf.length, buf, 0);
   }
   return true;
@@ -221,13 +250,13 @@ export function smallReduce(c: Call, own: Uint8Array, out: Uint8Array, op: Op, c
   const n = own.length;
   const cells = start(c, root < 0 ? 'allreduce' : 'reduce', n);
   if (cells === null) return false;
-  const g = ++cells.generation;
+  const g = next(cells);
   const { rank, size } = c.core;
   waitWritable(c, cells, g);
   fill(cells, rank, g, own);
   publish(c, cells, g);
   if (root < 0 || rank === root) {
-    for (let r = 0; r < size; r++) waitSeq(c, cells, r, g);
+    for (let r = 0; r < size; r++) waitArrived(c, cells, r, g);
     combine(cells, g, size, n, out, op, count, dt);
   }
   return true;
@@ -242,10 +271,10 @@ function combine(cells: Cells, g: number, size: number, n: number, out: Uint8Arr
   const width = kindWidth(dt.kind);
   const v = n % width === 0 ? viewsFor(cells, dt.kind) : null;
   if (v !== null) {
-    copyBytes(cells.bytes, slotAt(size - 1, g), cells.acc, 0, n);
+    copyBytes(cells.bytes, dataAt(size - 1, g), cells.acc, 0, n);
     // applyAt declines by op and kind alone, so at the first step or never.
     let r = size - 2;
-    while (r >= 0 && op.applyAt(v.cells, slotAt(r, g) / width, v.acc, 0, n / width, dt.kind)) r--;
+    while (r >= 0 && op.applyAt(v.cells, dataAt(r, g) / width, v.acc, 0, n / width, dt.kind)) r--;
     if (r < 0) {
       copyBytes(cells.acc, 0, out, 0, n);
       return;
@@ -273,13 +302,13 @@ function viewsFor(cells: Cells, kind: ElementKind): { cells: Numeric; acc: Numer
 export function smallAllgather(c: Call, own: Uint8Array, ownAt: number, block: number, out: Uint8Array): boolean {
   const cells = start(c, 'allgather', block);
   if (cells === null) return false;
-  const g = ++cells.generation;
+  const g = next(cells);
   const { rank, size } = c.core;
   waitWritable(c, cells, g);
   fill(cells, rank, g, own, ownAt, block);
   publish(c, cells, g);
   for (let r = 0; r < size; r++) {
-    waitSeq(c, cells, r, g);
+    waitArrived(c, cells, r, g);
     drain(cells, r, g, 0, block, out, r * block);
   }
   return true;
@@ -289,13 +318,13 @@ export function smallAllgather(c: Call, own: Uint8Array, ownAt: number, block: n
 export function smallAlltoall(c: Call, send: Uint8Array, out: Uint8Array, block: number): boolean {
   const cells = start(c, 'alltoall', send.length);
   if (cells === null) return false;
-  const g = ++cells.generation;
+  const g = next(cells);
   const { rank, size } = c.core;
   waitWritable(c, cells, g);
   fill(cells, rank, g, send);
   publish(c, cells, g);
   for (let r = 0; r < size; r++) {
-    waitSeq(c, cells, r, g);
+    waitArrived(c, cells, r, g);
     drain(cells, r, g, rank * block, block, out, r * block);
   }
   return true;

@@ -3,8 +3,9 @@
  * a row of every kind, with every root and odd sizes, so a slot overwritten too early or a
  * generation read twice shows as wrong data: Bcast, Reduce, Allreduce (also IN_PLACE), Allgather,
  * Alltoall and Barrier, sizes on both sides of the cell limit (1024 and 1025 bytes: cells,
- * then a schedule) interleaved, and a non-blocking Ibcast in flight across them. Every value
- * depends on the round, the rank and the index, and is checked exactly.
+ * then a schedule) interleaved, and a non-blocking Ibcast in flight across them; then Bcasts
+ * and Reduces whose roots and contributors run ahead of a stalling rank. Every value depends
+ * on the round, the rank and the index, and is checked exactly.
  */
 import { MPI } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
@@ -89,6 +90,32 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 pendingReq.Wait();
+
+// Run-ahead: a Bcast root and the contributors of a Reduce may get up to DEPTH - 1 calls ahead
+// of a slow rank (shm-small.ts), reusing their slots; the slow rank (another one every 40
+// rounds) stalls now and then, so a slot reused a call too early shows as a later round's value.
+for (let round = 0; round < ROUNDS; round++) {
+  const slow = Math.floor(round / 40) % size;
+  if (rank === slow && round % 3 === 0) {
+    const until = performance.now() + 0.02 + (round % 7) * 0.03;
+    while (performance.now() < until);
+  }
+  const root = (slow + 1) % size;
+  const b = new Int32Array(3);
+  if (rank === root) for (let i = 0; i < 3; i++) b[i] = val(round, root, i);
+  comm.Bcast(b, root);
+  for (let i = 0; i < 3; i++) expect(b[i] === val(round, root, i), `run-ahead ${round}: Bcast[${i}] from ${root} = ${b[i]}`);
+  const mine = new Float64Array([val(round, rank, 0), val(round, rank, 1)]);
+  const sum = new Float64Array(2);
+  comm.Reduce(mine, sum, MPI.SUM, slow);
+  if (rank === slow) {
+    for (let i = 0; i < 2; i++) {
+      let want = 0;
+      for (let r = 0; r < size; r++) want += val(round, r, i);
+      expect(sum[i] === want, `run-ahead ${round}: Reduce[${i}] at ${slow} = ${sum[i]}, want ${want}`);
+    }
+  }
+}
 t.equal(bad, 0, 'wrong values');
 MPI.Finalize();
 t.finish(rank);

@@ -13,7 +13,7 @@ import type { DeviceDescriptor } from '../../../src/mpid/device.js';
 
 /** A card as a rank running `devices` on `nodeId` publishes it. */
 function card(rank: number, nodeId: string, devices: Record<string, string>): BusinessCard {
-  return { rank, nodeId, kernelId: nodeId, pid: 1000 + rank, bell: `bell${rank}`, devices: new Map(Object.entries(devices)) };
+  return { rank, nodeId, kernelId: nodeId, pid: 1000 + rank, bell: `bell${rank}`, fenceCores: null, devices: new Map(Object.entries(devices)) };
 }
 
 const byName = (name: string): DeviceDescriptor => DEVICES.find((d) => d.name === name)!;

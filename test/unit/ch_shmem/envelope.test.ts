@@ -27,8 +27,8 @@ const seg0 = RankSegment.create(`tsmpi-${JOB}-0-rank`, layout.segmentBytes(2), 0
 const seg1 = RankSegment.create(`tsmpi-${JOB}-1-rank`, layout.segmentBytes(2), 1);
 const bell0 = Doorbell.create(JOB, 0);
 const bell1 = Doorbell.create(JOB, 1);
-const sender = new ShmemDevice(config, 0, 2, seg0, [null, RankSegment.attach(seg1.name, 1)], [null, PeerBell.attach(bell1.name, 1)]);
-const receiver = new ShmemDevice(config, 1, 2, seg1, [RankSegment.attach(seg0.name, 0), null], [PeerBell.attach(bell0.name, 0), null]);
+const sender = new ShmemDevice(config, 0, 2, seg0, [null, RankSegment.attach(seg1.name, 1)], [null, PeerBell.attach(bell1.name, 1)], true);
+const receiver = new ShmemDevice(config, 1, 2, seg1, [RankSegment.attach(seg0.name, 0), null], [PeerBell.attach(bell0.name, 0), null], false);
 after(() => {
   for (const x of [seg0, seg1, bell0, bell1]) x.unlink();
 });

@@ -11,7 +11,7 @@ describe('business cards', () => {
   it('round-trips node, kernel, pid, doorbell and every device field', () => {
     const card: BusinessCard = {
       rank: 3, nodeId: 'host-1.abcd1234#sci2', kernelId: '0123456789ab', pid: 4242, bell: 'tsmpi-job-3-bell-0a1b2c',
-      devices: new Map([['self', '1'], ['ch_shmem', 'tsmpi-job-3-rank-ffee'], ['ch_sci', '12']]),
+      fenceCores: 2, devices: new Map([['self', '1'], ['ch_shmem', 'tsmpi-job-3-rank-ffee'], ['ch_sci', '12']]),
     };
     const text = encodeCard(card);
     assert.ok(!/\s/.test(text), 'PMI values may not contain spaces');
@@ -21,16 +21,20 @@ describe('business cards', () => {
     assert.equal(back.kernelId, '0123456789ab');
     assert.equal(back.pid, 4242);
     assert.equal(back.bell, card.bell);
+    assert.equal(back.fenceCores, 2);
     assert.deepEqual([...back.devices], [...card.devices]);
   });
 
   it('a rank that runs no device but self publishes no other field', () => {
-    const back = decodeCard(0, encodeCard({ rank: 0, nodeId: 'h', kernelId: 'k', pid: 1, bell: 'b', devices: new Map([['self', '1']]) }));
+    const text = encodeCard({ rank: 0, nodeId: 'h', kernelId: 'k', pid: 1, bell: 'b', fenceCores: null, devices: new Map([['self', '1']]) });
+    assert.ok(!text.includes('fence='), text);
+    const back = decodeCard(0, text);
     assert.deepEqual([...back.devices.keys()], ['self']);
+    assert.equal(back.fenceCores, null);
   });
 
   it('refuses fields that would break the encoding, and cards of another version or without a doorbell', () => {
-    assert.throws(() => encodeCard({ rank: 0, nodeId: 'h', kernelId: 'k', pid: 1, bell: 'b', devices: new Map([['ch_sci', '1,2']]) }),
+    assert.throws(() => encodeCard({ rank: 0, nodeId: 'h', kernelId: 'k', pid: 1, bell: 'b', fenceCores: null, devices: new Map([['ch_sci', '1,2']]) }),
       (e: unknown) => e instanceof BootstrapError && /"1,2"/.test(e.message));
     assert.throws(() => decodeCard(5, 'v=1,node=h,pid=1,shm=x,sci=0'),
       (e: unknown) => e instanceof BootstrapError && /rank 5 published a business card tsmpi cannot read/.test(e.message));
@@ -38,5 +42,9 @@ describe('business cards', () => {
     // A card of the previous version (no kernel id) is refused, not read with a guess.
     assert.throws(() => decodeCard(5, 'v=2,node=h,pid=1,bell=b'), BootstrapError);
     assert.throws(() => decodeCard(5, 'v=3,node=h,pid=1,bell=b'), BootstrapError);
+    for (const fence of ['0', '-2', '1.5', 'x', '']) {
+      assert.throws(() => decodeCard(6, `v=3,node=h,kernel=k,pid=1,bell=b,fence=${fence}`),
+        (e: unknown) => e instanceof BootstrapError && /rank 6 .*bad fence field/.test(e.message), fence);
+    }
   });
 });
