@@ -3,6 +3,7 @@ import {
   KIND_UINT8, OP_BAND, OP_BOR, OP_BXOR, OP_LAND, OP_LOR, OP_LXOR, OP_MAX, OP_MIN, OP_NO_OP, OP_PROD, OP_REPLACE, OP_SUM,
   isScalarKind, kindBytes,
 } from './codes.js';
+import { copyBytes } from '../common/copy.js';
 
 /**
  * Accumulates and atomics applied straight to window memory that every rank maps (a node
@@ -35,6 +36,8 @@ export class AtomicViews {
   private readonly f64bits = new BigInt64Array(this.f64.buffer);
   /** compareAndSwap's scratch: origin at byte 0, compare at 8, the old value at 16 (host order, as the window's). */
   private readonly casWords = scratchWords(24);
+  /** applyOne's scratch: the operand at byte 0, the old value at 8. */
+  private readonly oneWords = scratchWords(16);
 
   constructor(memory: ArrayBufferLike) {
     const words = Math.floor(memory.byteLength / 8);
@@ -59,32 +62,78 @@ export class AtomicViews {
    */
   apply(op: number, kind: number, byteOffset: number, count: number, origin: Uint8Array | null, result: Uint8Array | null): void {
     const size = kindBytes(kind);
+    if (count === 1) {
+      this.applyOne(op, kind, byteOffset, origin, 0, result, 0);
+      return;
+    }
     if (size <= 4 && kind !== KIND_FLOAT32 && this.applyInts(op, kind, byteOffset / size, count, origin, result)) return;
     const src = origin !== null ? new DataView(origin.buffer, origin.byteOffset, origin.byteLength) : null;
     const out = result !== null ? new DataView(result.buffer, result.byteOffset, result.byteLength) : null;
     for (let i = 0; i < count; i++) {
       const at = byteOffset / size + i;
-      if (kind === KIND_INT64 || kind === KIND_UINT64) this.apply64(op, kind, at, src, out, i * 8);
-      else if (kind === KIND_FLOAT32) this.applyFloat(op, false, at, src, out, i * 4);
-      else if (kind === KIND_FLOAT64) this.applyFloat(op, true, at, src, out, i * 8);
-      else this.applyInt(op, kind, at, src, out, i * size);
+      const b = i * size;
+      if (kind === KIND_INT64 || kind === KIND_UINT64) {
+        const signed = kind === KIND_INT64;
+        const old = this.update64(op, signed, at, src === null ? 0n : signed ? src.getBigInt64(b, true) : src.getBigUint64(b, true));
+        if (out !== null) {
+          if (signed) out.setBigInt64(b, old, true);
+          else out.setBigUint64(b, old, true);
+        }
+      } else if (kind === KIND_FLOAT32 || kind === KIND_FLOAT64) {
+        const wide = kind === KIND_FLOAT64;
+        const old = this.updateFloat(op, wide, at, src === null ? 0 : wide ? src.getFloat64(b, true) : src.getFloat32(b, true));
+        if (out !== null) {
+          if (wide) out.setFloat64(b, old, true);
+          else out.setFloat32(b, old, true);
+        }
+      } else {
+        const old = this.updateInt(op, kind, at, src !== null ? readInt(kind, src, b) : 0);
+        if (out !== null) writeInt(kind, out, b, old);
+      }
     }
   }
 
-  /** Compare-and-swap of one element: result = old; element = origin if old equals compare. */
-  compareAndSwap(kind: number, byteOffset: number, origin: Uint8Array, compare: Uint8Array, result: Uint8Array): void {
+  /**
+   * One element (Fetch_and_op, a one-element accumulate): the operand from `origin` at byte
+   * `originAt`, the old value to `result` at `resultAt`, through the word scratch, so nothing is
+   * allocated per call (but the BigInts of a 64-bit element): a view or DataView per call cost
+   * ~500 B, and a young generation that grows fills fresh pages, each a page fault on this VM.
+   */
+  applyOne(op: number, kind: number, byteOffset: number, origin: Uint8Array | null, originAt: number,
+           result: Uint8Array | null, resultAt: number): void {
     const size = kindBytes(kind);
     const at = byteOffset / size;
-    // The operands go through word-sized scratch views (no DataView per call). Bit images are
+    const w = this.oneWords;
+    if (origin !== null) copyBytes(origin, originAt, w.bytes, 0, size);
+    if (kind === KIND_INT64) w.i64[1] = this.update64(op, true, at, origin !== null ? w.i64[0]! : 0n);
+    else if (kind === KIND_UINT64) w.u64[1] = this.update64(op, false, at, origin !== null ? w.u64[0]! : 0n);
+    else if (kind === KIND_FLOAT64) w.f64[1] = this.updateFloat(op, true, at, origin !== null ? w.f64[0]! : 0);
+    else if (kind === KIND_FLOAT32) w.f32[2] = this.updateFloat(op, false, at, origin !== null ? w.f32[0]! : 0);
+    else {
+      const view = scratchOf(w, kind);
+      view[8 / size] = this.updateInt(op, kind, at, origin !== null ? view[0]! : 0);
+    }
+    if (result !== null) copyBytes(w.bytes, 8, result, resultAt, size);
+  }
+
+  /**
+   * Compare-and-swap of one element: result = old; element = origin if old equals compare. The
+   * origin lies in `operands` at byte `originAt`, the compare value at `compareAt`.
+   */
+  compareAndSwap(kind: number, byteOffset: number, operands: Uint8Array, originAt: number, compareAt: number,
+                 result: Uint8Array): void {
+    const size = kindBytes(kind);
+    const at = byteOffset / size;
+    // The operands go through word-sized scratch views (no view per call). Bit images are
     // compared: CAS on floating point compares bits in C too (memcmp semantics of MPI).
     const w = this.casWords;
-    w.bytes.set(origin.subarray(0, size), 0);
-    w.bytes.set(compare.subarray(0, size), 8);
+    copyBytes(operands, originAt, w.bytes, 0, size);
+    copyBytes(operands, compareAt, w.bytes, 8, size);
     if (size === 8) w.i64[2] = Atomics.compareExchange(this.i64, at, w.i64[1]!, w.i64[0]!);
     else if (size === 4) w.i32[4] = Atomics.compareExchange(this.i32, at, w.i32[2]!, w.i32[0]!);
     else if (size === 2) w.i16[8] = Atomics.compareExchange(this.i16, at, w.i16[4]!, w.i16[0]!);
     else w.bytes[16] = Atomics.compareExchange(this.i8, at, w.i8[8]!, w.i8[0]!);
-    result.set(w.bytes.subarray(16, 16 + size), 0);
+    copyBytes(w.bytes, 16, result, 0, size);
   }
 
   /**
@@ -114,47 +163,34 @@ export class AtomicViews {
     return true;
   }
 
-  private applyInt(op: number, kind: number, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
+  /** The element's old value; unless op is NO_OP, element = op(operand, old). */
+  private updateInt(op: number, kind: number, at: number, operand: number): number {
     const a = this.intArray(kind);
-    const operand = src !== null ? readInt(kind, src, srcAt) : 0;
-    let old: number;
-    if (op === OP_NO_OP) old = Atomics.load(a, at);
-    else if (op === OP_SUM) old = Atomics.add(a, at, operand);
-    else if (op === OP_BAND) old = Atomics.and(a, at, operand);
-    else if (op === OP_BOR) old = Atomics.or(a, at, operand);
-    else if (op === OP_BXOR) old = Atomics.xor(a, at, operand);
-    else if (op === OP_REPLACE) old = Atomics.exchange(a, at, operand);
-    else {
-      for (;;) {
-        old = Atomics.load(a, at);
-        if (Atomics.compareExchange(a, at, old, intOp(op, old, operand)) === old) break;
-      }
+    if (op === OP_NO_OP) return Atomics.load(a, at);
+    if (op === OP_SUM) return Atomics.add(a, at, operand);
+    if (op === OP_BAND) return Atomics.and(a, at, operand);
+    if (op === OP_BOR) return Atomics.or(a, at, operand);
+    if (op === OP_BXOR) return Atomics.xor(a, at, operand);
+    if (op === OP_REPLACE) return Atomics.exchange(a, at, operand);
+    for (;;) {
+      const old = Atomics.load(a, at);
+      if (Atomics.compareExchange(a, at, old, intOp(op, old, operand)) === old) return old;
     }
-    if (out !== null) writeInt(kind, out, srcAt, old);
   }
 
-  private apply64(op: number, kind: number, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
-    const signed = kind === KIND_INT64;
+  private update64(op: number, signed: boolean, at: number, operand: bigint): bigint {
     const a: BigArray = signed ? this.i64 : this.u64;
-    const operand = src === null ? 0n : signed ? src.getBigInt64(srcAt, true) : src.getBigUint64(srcAt, true);
-    let old: bigint;
-    if (op === OP_NO_OP) old = Atomics.load(a, at);
-    else if (op === OP_SUM) old = Atomics.add(a, at, operand);
-    else if (op === OP_BAND) old = Atomics.and(a, at, operand);
-    else if (op === OP_BOR) old = Atomics.or(a, at, operand);
-    else if (op === OP_BXOR) old = Atomics.xor(a, at, operand);
-    else if (op === OP_REPLACE) old = Atomics.exchange(a, at, operand);
-    else {
-      for (;;) {
-        old = Atomics.load(a, at);
-        const next = bigOp(op, old, operand);
-        const wrapped = signed ? BigInt.asIntN(64, next) : BigInt.asUintN(64, next);
-        if (Atomics.compareExchange(a, at, old, wrapped) === old) break;
-      }
-    }
-    if (out !== null) {
-      if (signed) out.setBigInt64(srcAt, old, true);
-      else out.setBigUint64(srcAt, old, true);
+    if (op === OP_NO_OP) return Atomics.load(a, at);
+    if (op === OP_SUM) return Atomics.add(a, at, operand);
+    if (op === OP_BAND) return Atomics.and(a, at, operand);
+    if (op === OP_BOR) return Atomics.or(a, at, operand);
+    if (op === OP_BXOR) return Atomics.xor(a, at, operand);
+    if (op === OP_REPLACE) return Atomics.exchange(a, at, operand);
+    for (;;) {
+      const old = Atomics.load(a, at);
+      const next = bigOp(op, old, operand);
+      const wrapped = signed ? BigInt.asIntN(64, next) : BigInt.asUintN(64, next);
+      if (Atomics.compareExchange(a, at, old, wrapped) === old) return old;
     }
   }
 
@@ -162,8 +198,7 @@ export class AtomicViews {
    * Floating point: a compare-exchange loop on the element's integer image (32 bits through
    * Int32Array, 64 through BigInt64Array), converted through a one-element scratch array.
    */
-  private applyFloat(op: number, wide: boolean, at: number, src: DataView | null, out: DataView | null, srcAt: number): void {
-    const operand = src === null ? 0 : wide ? src.getFloat64(srcAt, true) : src.getFloat32(srcAt, true);
+  private updateFloat(op: number, wide: boolean, at: number, operand: number): number {
     for (;;) {
       let old: number;
       if (wide) {
@@ -183,11 +218,7 @@ export class AtomicViews {
           if (Atomics.compareExchange(this.i32, at, bits, this.f32bits[0]!) !== bits) continue;
         }
       }
-      if (out !== null) {
-        if (wide) out.setFloat64(srcAt, old, true);
-        else out.setFloat32(srcAt, old, true);
-      }
-      return;
+      return old;
     }
   }
 
@@ -268,11 +299,38 @@ function floatOp(op: number, old: number, x: number): number {
   throw new Error(`osc: op code ${op} is not defined on floating point`);
 }
 
-/** Views of one small scratch buffer, by element size. */
-function scratchWords(bytes: number): { bytes: Uint8Array; i8: Int8Array; i16: Int16Array; i32: Int32Array; i64: BigInt64Array } {
+/** Views of one small scratch buffer, by element kind. */
+interface ScratchWords {
+  readonly bytes: Uint8Array;
+  readonly i8: Int8Array;
+  readonly u8: Uint8Array;
+  readonly i16: Int16Array;
+  readonly u16: Uint16Array;
+  readonly i32: Int32Array;
+  readonly u32: Uint32Array;
+  readonly i64: BigInt64Array;
+  readonly u64: BigUint64Array;
+  readonly f32: Float32Array;
+  readonly f64: Float64Array;
+}
+
+function scratchWords(bytes: number): ScratchWords {
   const buffer = new ArrayBuffer(bytes);
   return {
-    bytes: new Uint8Array(buffer), i8: new Int8Array(buffer), i16: new Int16Array(buffer), i32: new Int32Array(buffer),
-    i64: new BigInt64Array(buffer),
+    bytes: new Uint8Array(buffer), i8: new Int8Array(buffer), u8: new Uint8Array(buffer), i16: new Int16Array(buffer),
+    u16: new Uint16Array(buffer), i32: new Int32Array(buffer), u32: new Uint32Array(buffer), i64: new BigInt64Array(buffer),
+    u64: new BigUint64Array(buffer), f32: new Float32Array(buffer), f64: new Float64Array(buffer),
   };
+}
+
+/** The scratch's view for an integer kind of up to 32 bits. */
+function scratchOf(w: ScratchWords, kind: number): IntArray {
+  switch (kind) {
+    case KIND_INT8: return w.i8;
+    case KIND_UINT8: case KIND_BOOL: return w.u8;
+    case KIND_INT16: return w.i16;
+    case KIND_UINT16: return w.u16;
+    case KIND_INT32: return w.i32;
+    default: return w.u32;
+  }
 }

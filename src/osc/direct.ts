@@ -100,8 +100,13 @@ export class DirectAccess {
     if (how === UPDATE_AGENT) return false;
     try {
       if (kind === CAS) {
-        if (how === UPDATE_CPU) part.atomics!.compareAndSwap(elemKind, at, data!.subarray(0, bytes), data!.subarray(bytes, 2 * bytes), into!);
+        if (how === UPDATE_CPU) part.atomics!.compareAndSwap(elemKind, at, data!, 0, bytes, into!);
         else this.plainCompareAndSwap(part, at, bytes, data!, into!);
+        return true;
+      }
+      if (how === UPDATE_CPU && list === null && bytes === size) {
+        // One element (Fetch_and_op): no view of the operands per call.
+        part.atomics!.applyOne(op, elemKind, at, data, 0, into, 0);
         return true;
       }
       for (let b = 0, pos = 0; b < n; b += 2) {

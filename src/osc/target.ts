@@ -191,7 +191,7 @@ export class WindowTarget {
       return true;
     }
     const result = new Uint8Array(bytes);
-    if (kind === CAS) views.compareAndSwap(elemKind, at, data!.subarray(0, bytes), data!.subarray(bytes, 2 * bytes), result);
+    if (kind === CAS) views.compareAndSwap(elemKind, at, data!, 0, bytes, result);
     else views.apply(op, elemKind, at, count, data, result);
     this.channel.reply(origin, id, result);
     return true;

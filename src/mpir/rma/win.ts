@@ -1,3 +1,4 @@
+import { copyBytes } from '../../common/copy.js';
 import { TsmpiError } from '../../common/errors.js';
 import { ACC, ADMIT_NO_EPOCH, ADMIT_NOW, CAS, GET, GET_ACC, OP_NONE, PUT, ranksApart, Window } from '../../osc/index.js';
 import { expectUnpack } from '../buffer.js';
@@ -47,6 +48,8 @@ export class Win {
   private readonly args: OperationArgs;
   /** Compare_and_swap's origin and compare operands, side by side (see there). */
   private readonly casOperands = new Uint8Array(32);
+  /** Compare_and_swap's operands as issue() describes its data (reused: no record per call). */
+  private readonly casData = { bytes: this.casOperands, count: 2, datatype: Datatypes.BYTE as Datatype };
   /** Byte size and displacement unit of every rank's part (the window layer's). */
   private readonly sizes: Float64Array;
   private readonly units: Float64Array;
@@ -311,7 +314,9 @@ export class Win {
 
   Fetch_and_op(origin: BufSpec | null, result: BufSpec, targetRank: number, targetDisp = 0, op: Op = Ops.SUM): void {
     const dt = this.args.decode('Fetch_and_op', result, 1).datatype;
-    this.issue('Fetch_and_op', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank, [targetDisp, 1, dt], op, 1);
+    // The target as its displacement (count 1 and the result's type follow): no triple per call.
+    this.issue('Fetch_and_op', GET_ACC, op === Ops.NO_OP ? null : origin, result, targetRank,
+      typeof targetDisp === 'number' ? targetDisp : [targetDisp, 1, dt], op, 1);
   }
 
   Compare_and_swap(origin: BufSpec, compare: BufSpec, result: BufSpec, targetRank: number, targetDisp = 0): void {
@@ -320,10 +325,16 @@ export class Win {
     // Origin then compare, in a scratch of the window's: every path copies the operands before
     // the call returns (the direct update, the agent's message, the device atomic, a deferred
     // operation's copy), so one buffer serves every call. (A predefined element is at most 16 bytes.)
-    const both = size <= 16 ? this.casOperands.subarray(0, 2 * size) : new Uint8Array(2 * size);
-    both.set(this.args.decode('Compare_and_swap', origin, 0).bytes.subarray(0, size), 0);
-    both.set(this.args.decode('Compare_and_swap', compare, 2).bytes.subarray(0, size), size);
-    this.issue('Compare_and_swap', CAS, both, result, targetRank, [targetDisp, 1, dt], null, 1);
+    // The paths read 2 x size bytes from its start, so the whole scratch goes (no view per call).
+    const both = size <= 16 ? this.casOperands : new Uint8Array(2 * size);
+    const o = this.args.decode('Compare_and_swap', origin, 0).bytes;
+    if (o.length < size) this.args.shortBuffer('Compare_and_swap', 'origin', o, size);
+    copyBytes(o, 0, both, 0, size);
+    const c = this.args.decode('Compare_and_swap', compare, 2).bytes;
+    if (c.length < size) this.args.shortBuffer('Compare_and_swap', 'compare', c, size);
+    copyBytes(c, 0, both, size, size);
+    this.issue('Compare_and_swap', CAS, both, result, targetRank, typeof targetDisp === 'number' ? targetDisp : [targetDisp, 1, dt],
+      null, 1);
   }
 
   /**
@@ -393,9 +404,11 @@ export class Win {
       this.defer(call, kind, origin, result, targetRank, target, op, fixedCount);
       return null;
     }
-    const data: { bytes: Uint8Array; count: number; datatype: Datatype } | null =
-      origin instanceof Uint8Array && kind === CAS ? { bytes: origin, count: 2, datatype: Datatypes.BYTE }
-        : origin !== null ? this.args.decode(call, origin, 0) : null;
+    let data: { bytes: Uint8Array; count: number; datatype: Datatype } | null = null;
+    if (origin instanceof Uint8Array && kind === CAS) {
+      data = this.casData;
+      data.bytes = origin;
+    } else if (origin !== null) data = this.args.decode(call, origin, 0);
     const into = result !== null ? this.args.decode(call, result, 1, kind === GET ? 'origin' : 'result') : null;
     this.args.target(call, target, into ?? data!, fixedCount);
     const tdt = this.args.datatype;
