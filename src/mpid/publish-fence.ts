@@ -19,7 +19,7 @@ import type { BusinessCard } from './business-card.js';
  * after that barrier sees the sleeper; one whose load came before it had its store drained by
  * the barrier, so the sleeper's check sees the packet. The sleeper pays the system call (5-45
  * us on this VM, more when the other CPUs run registered ranks), so it is used only when every
- * rank of the machine has a core: such a rank spins 20,000 polls before it sleeps.
+ * rank of the machine has a core: such a rank spins its long budget of polls (progress.ts) before it sleeps.
  *
  * Every rank of the machine must agree, or a plain store could meet a sleeper that did not
  * fence: the cards decide. A rank that registered with membarrier publishes `fence=<cores it
