@@ -7,6 +7,9 @@
  * few calls). What is left: a 64-bit element's BigInts (Atomics on a BigInt64Array takes and
  * gives BigInts) and a boxed double or two where V8 does not inline the window layer.
  *
+ * Limits: 64 B a call for 32-bit elements, 240 for 64-bit ones (measured 32 and 96-160), 160 more
+ * with more ranks than cores: all below the 500 and 1000 B of before.
+ *
  * Every rank r updates its own element at rank (r + 1) % size, so each result is known exactly:
  * Fetch_and_op SUM of 1 returns the call's number, Compare_and_swap(number + 1, number) returns
  * the number and stores the next. int32, int64 (BigInt64Array) and float64 windows.
@@ -34,8 +37,7 @@ const f64 = { one: Float64Array.of(1), next: new Float64Array(1), compare: new F
 const counters = { fopI32: 0, fopI64: 0n, fopF64: 0, casI32: 0, casI64: 0n, casF64: 0 };
 let wrong = 0;
 
-
-
+// The kinds run one after another, so a type's Compare_and_swap starts where its Fetch_and_op left the element.
 const kinds: Record<string, () => void> = {
   'Fetch_and_op int32': () => {
     wins.i32.Fetch_and_op(i32.one, i32.out, target, rank, MPI.SUM);
@@ -97,9 +99,8 @@ const shared = size > os.availableParallelism() ? 160 : 0;
 for (const [name, call] of Object.entries(kinds)) {
   for (let k = 0; k < WARM; k++) call();
   const perCall = Math.max(0, growthOf(call, CALLS) - baseline) / CALLS;
-  if (process.env.SHOW) console.log(rank, name, perCall.toFixed(1));
   // 64-bit elements: the BigInts Atomics takes and gives (and a float64's bit image).
-  const limit = (/int32/.test(name) ? 48 : 176) + shared;
+  const limit = (/int32/.test(name) ? 64 : 240) + shared;
   t.check(perCall <= limit, `${name}: the young generation grew by ${perCall.toFixed(1)} bytes a call over ${CALLS} calls ` +
     `(at most ${limit})`);
 }
