@@ -58,17 +58,22 @@ export class AtomicViews {
 
   /**
    * For `count` elements of `dt` at `byteOffset`: result[i] = old (when `result` is given), and
-   * unless op is NO_OP, element = op(origin[i], old). `origin` holds the operands as bytes.
+   * unless op is NO_OP, element = op(origin[i], old). `origin` holds the operands as bytes from
+   * `originAt`, `result` receives the old values from `resultAt` (offsets, so that a caller with
+   * several blocks makes no view of each).
    */
-  apply(op: number, kind: number, byteOffset: number, count: number, origin: Uint8Array | null, result: Uint8Array | null): void {
+  apply(op: number, kind: number, byteOffset: number, count: number, origin: Uint8Array | null, originAt: number,
+        result: Uint8Array | null, resultAt: number): void {
     const size = kindBytes(kind);
     if (count === 1) {
-      this.applyOne(op, kind, byteOffset, origin, 0, result, 0);
+      this.applyOne(op, kind, byteOffset, origin, originAt, result, resultAt);
       return;
     }
-    if (size <= 4 && kind !== KIND_FLOAT32 && this.applyInts(op, kind, byteOffset / size, count, origin, result)) return;
-    const src = origin !== null ? new DataView(origin.buffer, origin.byteOffset, origin.byteLength) : null;
-    const out = result !== null ? new DataView(result.buffer, result.byteOffset, result.byteLength) : null;
+    if (size <= 4 && kind !== KIND_FLOAT32 &&
+        this.applyInts(op, kind, byteOffset / size, count, origin, originAt, result, resultAt)) return;
+    const bytes = count * size;
+    const src = origin !== null ? new DataView(origin.buffer, origin.byteOffset + originAt, bytes) : null;
+    const out = result !== null ? new DataView(result.buffer, result.byteOffset + resultAt, bytes) : null;
     for (let i = 0; i < count; i++) {
       const at = byteOffset / size + i;
       const b = i * size;
@@ -141,10 +146,11 @@ export class AtomicViews {
    * each element costs one atomic instruction (the general loop below decides per element and
    * reads through a DataView). False when origin or result is not aligned to the element size.
    */
-  private applyInts(op: number, kind: number, at: number, count: number, origin: Uint8Array | null, result: Uint8Array | null): boolean {
+  private applyInts(op: number, kind: number, at: number, count: number, origin: Uint8Array | null, originAt: number,
+                    result: Uint8Array | null, resultAt: number): boolean {
     const a = this.intArray(kind);
-    const x = origin === null ? null : alignedView(kind, origin, count);
-    const r = result === null ? null : alignedView(kind, result, count);
+    const x = origin === null ? null : alignedView(kind, origin, originAt, count);
+    const r = result === null ? null : alignedView(kind, result, resultAt, count);
     if ((origin !== null && x === null) || (result !== null && r === null)) return false;
     if (op === OP_NO_OP) {
       if (r !== null) for (let i = 0; i < count; i++) r[i] = Atomics.load(a, at + i);
@@ -234,9 +240,10 @@ export class AtomicViews {
   }
 }
 
-/** `count` elements of `kind` over `bytes` as a typed array of that kind, or null when `bytes` is not aligned for it. */
-function alignedView(kind: number, bytes: Uint8Array, count: number): IntArray | null {
-  const { buffer, byteOffset } = bytes;
+/** `count` elements of `kind` over `bytes` from byte `at` as a typed array of that kind, or null when not aligned for it. */
+function alignedView(kind: number, bytes: Uint8Array, at: number, count: number): IntArray | null {
+  const buffer = bytes.buffer;
+  const byteOffset = bytes.byteOffset + at;
   switch (kind) {
     case KIND_INT8: return new Int8Array(buffer, byteOffset, count);
     case KIND_UINT8: case KIND_BOOL: return new Uint8Array(buffer, byteOffset, count);

@@ -104,18 +104,15 @@ export class DirectAccess {
         else this.plainCompareAndSwap(part, at, bytes, data!, into!);
         return true;
       }
-      if (how === UPDATE_CPU && list === null && bytes === size) {
-        // One element (Fetch_and_op): no view of the operands per call.
-        part.atomics!.applyOne(op, elemKind, at, data, 0, into, 0);
-        return true;
-      }
       for (let b = 0, pos = 0; b < n; b += 2) {
         const o = at + (list !== null ? list[b]! : 0);
         const len = list !== null ? list[b + 1]! : bytes;
-        const src = data !== null ? data.subarray(pos, pos + len) : null;
-        const dst = into !== null ? into.subarray(pos, pos + len) : null;
-        if (how === UPDATE_CPU) part.atomics!.apply(op, elemKind, o, len / size, src, dst);
-        else this.plainUpdate(part, o, len, elemKind, op, src, dst);
+        if (how === UPDATE_CPU) part.atomics!.apply(op, elemKind, o, len / size, data, pos, into, pos);
+        else {
+          const src = data !== null ? data.subarray(pos, pos + len) : null;
+          const dst = into !== null ? into.subarray(pos, pos + len) : null;
+          this.plainUpdate(part, o, len, elemKind, op, src, dst);
+        }
         pos += len;
       }
       return true;

@@ -187,12 +187,12 @@ export class WindowTarget {
     }
     if (!AtomicViews.directFor(elemKind, at)) return false;
     if (kind === ACC) {
-      views.apply(op, elemKind, at, count, data, null);
+      views.apply(op, elemKind, at, count, data, 0, null, 0);
       return true;
     }
     const result = new Uint8Array(bytes);
     if (kind === CAS) views.compareAndSwap(elemKind, at, data!, 0, bytes, result);
-    else views.apply(op, elemKind, at, count, data, result);
+    else views.apply(op, elemKind, at, count, data, 0, result, 0);
     this.channel.reply(origin, id, result);
     return true;
   }

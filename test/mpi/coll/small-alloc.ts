@@ -11,9 +11,9 @@
  * grow it by up to 64 B. The results are checked too, so a path that skipped work fails.
  */
 import os from 'node:os';
-import v8 from 'node:v8';
 import { MPI } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
+import { youngGrowth } from '../util/young-generation.js';
 
 const t = new MTest();
 MPI.Init();
@@ -73,25 +73,13 @@ const kinds: Record<string, (k: number) => void> = {
   },
 };
 
-const young = () => v8.getHeapSpaceStatistics().find((sp) => sp.space_name === 'new_space')!.space_used_size;
-/** The least non-negative growth of three runs of `calls` (a scavenge in the middle makes it negative). */
-const growthOf = (call: (k: number) => void, calls: number): number => {
-  let growth = Infinity;
-  for (let loop = 0; loop < 3; loop++) {
-    const before = young();
-    for (let k = 0; k < calls; k++) call(k);
-    const grown = young() - before;
-    if (grown >= 0) growth = Math.min(growth, grown);
-  }
-  return growth;
-};
 // What reading the statistics allocates, counted in every measurement below.
-const baseline = growthOf(() => {}, CALLS);
+const baseline = youngGrowth(() => {}, CALLS);
 const limit = size <= os.availableParallelism() ? 1 : 64;
 for (const [name, call] of Object.entries(kinds)) {
   // Warm: until V8 has compiled the reduction loops, it boxes each double they touch.
   for (let k = 0; k < WARM; k++) call(k);
-  const perCall = Math.max(0, growthOf(call, CALLS) - baseline) / CALLS;
+  const perCall = Math.max(0, youngGrowth(call, CALLS) - baseline) / CALLS;
   t.check(perCall <= limit, `${name}: the young generation grew by ${perCall.toFixed(1)} bytes a call over ${CALLS} calls ` +
     `(at most ${limit} with ${size} ranks on ${os.availableParallelism()} cores)`);
 }

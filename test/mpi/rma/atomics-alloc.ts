@@ -15,9 +15,9 @@
  * the number and stores the next. int32, int64 (BigInt64Array) and float64 windows.
  */
 import os from 'node:os';
-import v8 from 'node:v8';
 import { MPI } from '../../../src/index.js';
 import { MTest } from '../util/mtest.js';
+import { youngGrowth } from '../util/young-generation.js';
 
 const t = new MTest();
 MPI.Init();
@@ -80,25 +80,13 @@ const kinds: Record<string, () => void> = {
   },
 };
 
-const young = () => v8.getHeapSpaceStatistics().find((sp) => sp.space_name === 'new_space')!.space_used_size;
-/** The least non-negative growth of three runs of `calls` (a scavenge in the middle makes it negative). */
-const growthOf = (call: () => void, calls: number): number => {
-  let growth = Infinity;
-  for (let loop = 0; loop < 3; loop++) {
-    const before = young();
-    for (let k = 0; k < calls; k++) call();
-    const grown = young() - before;
-    if (grown >= 0) growth = Math.min(growth, grown);
-  }
-  return growth;
-};
-const baseline = growthOf(() => {}, CALLS);
+const baseline = youngGrowth(() => {}, CALLS);
 // With more ranks than cores tsmpi leaves V8's tiering budget as it is, and more of the path
 // still boxes its numbers after the warm-up: 130-180 B a call at 3 ranks on 2 cores.
 const shared = size > os.availableParallelism() ? 160 : 0;
 for (const [name, call] of Object.entries(kinds)) {
   for (let k = 0; k < WARM; k++) call();
-  const perCall = Math.max(0, growthOf(call, CALLS) - baseline) / CALLS;
+  const perCall = Math.max(0, youngGrowth(call, CALLS) - baseline) / CALLS;
   // 64-bit elements: the BigInts Atomics takes and gives (and a float64's bit image).
   const limit = (/int32/.test(name) ? 64 : 240) + shared;
   t.check(perCall <= limit, `${name}: the young generation grew by ${perCall.toFixed(1)} bytes a call over ${CALLS} calls ` +
