@@ -59,6 +59,7 @@ await esbuild.build({
   // The directive first (esbuild's own "use strict" then follows the banner, where it is no directive).
   banner: { js: '"use strict";\nvar __tsmpiCoreUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
+convertBuiltinsOnce(CORE);
 await esbuild.build({
   ...common,
   entryPoints: [path.join(ROOT, 'dist/src/loader/code-cache.js')],
@@ -89,4 +90,30 @@ async function exportNames(source) {
   });
   const outputs = Object.values(result.metafile.outputs).filter((o) => o.entryPoint !== undefined);
   return [...outputs[0].exports].sort();
+}
+
+/**
+ * esbuild turns each module's `import fs from 'node:fs'` into its own `__toESM(require(...))`,
+ * which copies every property of the builtin onto a new object (a getter each): 35 such copies
+ * of fs, os, v8, url, path and the others took ~5 ms of every rank's start (cpu-prof), and 32
+ * ranks on 2 cores pay that 16 times over. The first copy of each object serves the rest: the
+ * copies are alike (getters onto the same object, the same `default`), and no module writes to
+ * its namespace.
+ */
+function convertBuiltinsOnce(file) {
+  const text = readFileSync(file, 'latin1');
+  const helper = 'var __toESM = (mod, isNodeMode, target) =>';
+  if (text.split(helper).length !== 2) {
+    throw new Error(`bundle: esbuild's __toESM helper not found once in ${file}; scripts/bundle.mjs needs updating for this esbuild`);
+  }
+  const once = 'var __toESMDone = [new WeakMap(), new WeakMap()];\n' +
+    'var __toESM = (mod, isNodeMode) => {\n' +
+    '  if (mod === null || typeof mod !== "object" && typeof mod !== "function") return __toESMCopy(mod, isNodeMode);\n' +
+    '  const done = __toESMDone[isNodeMode ? 1 : 0];\n' +
+    '  let ns = done.get(mod);\n' +
+    '  if (ns === undefined) done.set(mod, ns = __toESMCopy(mod, isNodeMode));\n' +
+    '  return ns;\n' +
+    '};\n' +
+    'var __toESMCopy = (mod, isNodeMode, target) =>';
+  writeFileSync(file, text.replace(helper, once), 'latin1');
 }

@@ -3,6 +3,8 @@
  * time from starting the launcher (tsmpiexec; MPICH's mpiexec) to the last rank returning from
  * Init, and the shared memory a rank has mapped then (RssShmem, the largest of the ranks), the
  * median over -i runs, alternating tsmpi and MPICH. Plain `node`, fresh processes, one node.
+ * The last column, node up, is tsmpi's time to the last rank's program starting, before it
+ * imports tsmpi: what the launcher and Node's own start take of the whole.
  *   node dist/bench/launch/startup.js [-i RUNS] [--no-mpich] [N...]     (default 2 4 8 16 32 64)
  */
 import { spawnSync } from 'node:child_process';
@@ -29,7 +31,8 @@ for (let i = 0; i < args.length; i++) {
 }
 if (counts.length === 0) counts.push(2, 4, 8, 16, 32, 64);
 
-interface Sample { readonly ms: number; readonly shmemKib: number }
+/** A job's figures: the last rank's Init, the largest RssShmem, and the last rank's program start (NaN: not printed). */
+interface Sample { readonly ms: number; readonly shmemKib: number; readonly startedMs: number }
 
 /** Runs one job; the last rank's Init time and the largest RssShmem among the ranks. */
 function runOnce(command: string[], n: number): Sample {
@@ -37,9 +40,13 @@ function runOnce(command: string[], n: number): Sample {
   const env = { ...process.env, TSMPI_BENCH_T0: String(t0) };
   const res = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', env, timeout: 300_000 });
   if (res.status !== 0) throw new Error(`${command.join(' ')} failed (${res.status ?? res.signal}): ${res.stderr}`);
-  const rows = [...res.stdout.matchAll(/init-done rank \d+ ms ([\d.]+) shmem-kib (-?\d+)/g)];
+  const rows = [...res.stdout.matchAll(/init-done rank \d+ ms ([\d.]+) shmem-kib (-?\d+)(?: started-ms ([\d.]+))?/g)];
   if (rows.length !== n) throw new Error(`${command.join(' ')}: expected ${n} ranks, got ${rows.length}\n${res.stdout}`);
-  return { ms: Math.max(...rows.map((m) => Number(m[1]))), shmemKib: Math.max(...rows.map((m) => Number(m[2]))) };
+  return {
+    ms: Math.max(...rows.map((m) => Number(m[1]))),
+    shmemKib: Math.max(...rows.map((m) => Number(m[2]))),
+    startedMs: Math.max(...rows.map((m) => (m[3] === undefined ? NaN : Number(m[3])))),
+  };
 }
 
 function buildMpich(): string | null {
@@ -58,8 +65,10 @@ const mpichExe = withMpich ? buildMpich() : null;
 if (withMpich && mpichExe === null) console.log('# MPICH: mpicc not found, tsmpi only (apt-get install mpich libmpich-dev)');
 console.log('# tsmpi start-up: launcher start to the last rank returning from Init, and RssShmem per rank then');
 console.log(`# ${runs} runs per count, medians; ratio = tsmpi / MPICH`);
+console.log('# node up: launcher start to the last rank\'s program starting, before it imports tsmpi (the launcher and Node\'s own start)');
+reportNodeStartCost();
 console.log(`# ${'Ranks'.padEnd(6)}${'tsmpi Init (ms)'.padStart(16)}${'MPICH Init (ms)'.padStart(16)}${'ratio'.padStart(7)}` +
-  `${'tsmpi shm (MB)'.padStart(16)}${'MPICH shm (MB)'.padStart(16)}${'ratio'.padStart(7)}`);
+  `${'tsmpi shm (MB)'.padStart(16)}${'MPICH shm (MB)'.padStart(16)}${'ratio'.padStart(7)}${'node up (ms)'.padStart(14)}`);
 for (const n of counts) {
   const ours: Sample[] = [];
   const theirs: Sample[] = [];
@@ -78,5 +87,31 @@ for (const n of counts) {
   } else {
     cells.push('-'.padStart(16), '-'.padStart(7), m.toFixed(2).padStart(16), '-'.padStart(16), '-'.padStart(7));
   }
+  cells.push(median(ours.map((s) => s.startedMs)).toFixed(1).padStart(14));
   console.log(`  ${cells.join('')}`);
+}
+
+/**
+ * Node reads and parses the certificates NODE_EXTRA_CA_CERTS names at every process start,
+ * whether the program makes a TLS connection or not, and the launcher passes the user's
+ * environment on unchanged: where it is set, say what it costs each rank (the CPU
+ * Node has used when a program starts, with and without it, medians of 5).
+ */
+function reportNodeStartCost(): void {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  if (file === undefined || file === '') return;
+  const cpuMs = (env: NodeJS.ProcessEnv): number => {
+    const xs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      // The CPU the process has used when its program starts: Node's own start.
+      const r = spawnSync(process.execPath, ['-e', 'const u = process.cpuUsage(); console.log(u.user + u.system)'], { encoding: 'utf8', env });
+      xs.push(Number(r.stdout) / 1000);
+    }
+    return median(xs);
+  };
+  const withIt = cpuMs(process.env);
+  const without = { ...process.env };
+  delete without.NODE_EXTRA_CA_CERTS;
+  console.log(`# NODE_EXTRA_CA_CERTS is set (${file}): Node parses it at every start; Node used ${withIt.toFixed(0)} ms of CPU ` +
+    `before its program with it and ${cpuMs(without).toFixed(0)} without (medians of 5), in every rank`);
 }

@@ -53,7 +53,9 @@ function pingPong(comm: Comm, s: Uint8Array, r: Uint8Array, peer: number, skip: 
       const now = MPI.Wtime();
       const elapsed = now - t0;
       if (i === total) return elapsed;
-      if (i === skip && heap !== null) heap.begin();
+      // At round trip 0 as well as at `skip` (begin() starts over): every call and test in the
+      // loop has run before V8 compiles it.
+      if (heap !== null) heap.begin();
       t0 = now;
     }
     if (initiator) {
@@ -91,7 +93,7 @@ function reportHeap(comm: Comm, heap: HeapWatch, roundTrips: number, lastRoundTr
   // Each rank sends one message and receives one per round trip.
   const ranks = used.map((u, k) => `rank ${k} ${u} B, young generation ${young[k]} B, ` +
     `${(lastYoung[k]! / (2 * lastRoundTrips)).toFixed(2)} B per message in the last size`).join('; ');
-  out(`# heap growth detail: ${ranks}; ${roundTrips} round trips, ${collections} collections during the loops` +
+  out(`# heap growth detail: ${ranks}; ${roundTrips} round trips, ${collections} collections during the loops and their warm-ups` +
     `${hasGc() ? '' : ' (run node with --expose-gc for a clean start)'}; the rest is JIT-compiled code and its data`);
 }
 
@@ -116,7 +118,10 @@ function main(): void {
     fill(rbuf, size, 0x62);
     const iterations = iterationsFor(o, size);
     const watch = size <= HEAP_WATCH_MAX;
-    if (watch) collectGarbage(); // before the warm-up, whose iterations absorb the skew
+    if (watch) {
+      collectGarbage(); // before the warm-up, whose iterations absorb the skew
+      heap.watch();
+    }
 
     comm.Barrier();
     const elapsed = pingPong(comm, s, r, peer, warmupFor(o, size), iterations, initiator, watch ? heap : null);

@@ -503,7 +503,8 @@ function readYoung(): number {
  * and includes code that the JIT compiles meanwhile (old and code space); `young` is the young
  * generation alone, where the objects of a message path would land. Reading the statistics
  * allocates their result objects: the cost of one reading is measured once and subtracted.
- * A collection during a loop would hide allocations, so collections are counted too.
+ * A collection during a loop would hide allocations, so collections are counted too (over the
+ * loop's warm-up as well).
  */
 export class HeapWatch {
   used = 0;
@@ -534,9 +535,18 @@ export class HeapWatch {
     this.probeYoung = Math.max(0, py);
   }
 
-  /** Call right before the timed loop (after its warm-up). */
-  begin(): void {
+  /**
+   * Call before the loop (warm-up included): collections are counted from here. Apart from
+   * begin(), so that begin() takes one path every call: a loop V8 compiles after begin()'s first
+   * call (at round trip 0) and that then reaches a part of begin() it never ran throws the
+   * compiled loop away, inside the timed part (GCProfiler.stop() when started is such a part).
+   */
+  watch(): void {
     this.profiler.start();
+  }
+
+  /** Call right before the timed loop (after its warm-up); a later call starts over. */
+  begin(): void {
     this.usedBefore = readUsed();
     this.youngBefore = readYoung();
   }
@@ -546,6 +556,7 @@ export class HeapWatch {
     const usedAfter = readUsed();
     const youngAfter = readYoung();
     const report = this.profiler.stop();
+    if (report === undefined) throw new Error('HeapWatch.end() without watch()');
     this.used += usedAfter - this.usedBefore - this.probeUsed;
     this.lastYoung = youngAfter - this.youngBefore - this.probeYoung;
     this.young += this.lastYoung;

@@ -194,10 +194,13 @@ export const V8_FLAGS = declareString({
   name: 'TSMPI_V8_FLAGS', layer,
   description: 'V8 flags MPI.Init sets for the rest of the run on a rank with a core of its own (v8.setFlagsFromString; ' +
     'none: leave V8 as it is; ranks that outnumber the cores never get them: they slowed waits that yield the core). ' +
-    'The default lets code be optimized again, or for the first time if it was made after Init, after ~16 KiB of its ' +
-    'bytecode ran instead of ~132 KiB (functions made before Init keep their first budget: V8 reads it when it makes ' +
-    'their feedback cell): a fresh job\'s first osu_latency rows took 0.39-0.47 us with it, 0.60-0.73 without. (Flags ' +
+    'The default is for the program\'s timed loop, compiled while it runs (on-stack replacement): its functions get ' +
+    'their type feedback from their first call, not after ~1 KiB of their bytecode ran (so what a loop did in its first ' +
+    'round counts, and V8 does not throw the compiled loop away when it reaches that code again); a marked loop is ' +
+    'compiled after ~20 more rounds instead of ~500; code is optimized again after ~8 KiB of its bytecode instead of ' +
+    '~66 KiB. A fresh job\'s first timed osu_latency row (1,000 or 2,000 untimed round trips before it) took the warm ' +
+    'figure with them, 2-3 x it without: the compile (5-9 ms a rank, the peer waiting) fell into the timed part. (Flags ' +
     'V8 reads only at start-up, such as --single-threaded or --no-concurrent-recompilation, do nothing here.)',
-  default: '--interrupt-budget=16384',
+  default: '--interrupt-budget=8192 --invocation-count-for-osr=20 --no-lazy-feedback-allocation',
   pattern: FLAG_LIST, patternText: 'none or V8 flags (--name or --name=value, space-separated)',
 });

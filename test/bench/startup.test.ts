@@ -5,7 +5,8 @@ import { DIST, run, which } from '../helpers.js';
 
 /**
  * bench/launch/startup.js: for each rank count, tsmpi's and MPICH's time from the launcher's
- * start to the last Init and the shared memory a rank has mapped then, with their ratios. Only
+ * start to the last Init and the shared memory a rank has mapped then, with their ratios, and
+ * tsmpi's time to the last rank's program starting (before it imports tsmpi). Only
  * the shape and the sanity of the figures are judged (every rank reported, times positive,
  * tsmpi's shared memory small and growing with the ranks), no timing.
  */
@@ -22,8 +23,10 @@ describe('bench/launch/startup.js', () => {
     const rows = r.stdout.split('\n').filter((l) => /^\s+\d/.test(l)).map((l) => l.trim().split(/\s+/));
     assert.deepEqual(rows.map((c) => c[0]), ['2', '4']);
     for (const c of rows) {
-      assert.equal(c.length, 7, `a row of 7 cells: ${c.join(' ')}`);
+      assert.equal(c.length, 8, `a row of 8 cells: ${c.join(' ')}`);
       assert.ok(Number(c[1]) > 0, `tsmpi's Init time ${c[1]}`);
+      // The last rank's program started (Node up, before tsmpi's import) before its Init returned.
+      assert.ok(Number(c[7]) > 0 && Number(c[7]) < Number(c[1]), `node up ${c[7]} ms, Init ${c[1]} ms`);
       // Sparse segments: a few pages per pair, far below a MiB at 4 ranks (the whole segments were 12 MB).
       assert.ok(Number(c[4]) > 0 && Number(c[4]) < 1, `tsmpi's shared memory per rank ${c[4]} MB`);
       if (hasMpich) assert.ok(Number(c[2]) > 0 && Number(c[5]) > 0 && Number(c[3]) > 0, c.join(' '));
