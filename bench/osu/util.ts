@@ -533,6 +533,17 @@ export class HeapWatch {
     }
     this.probeUsed = Math.max(0, pu);
     this.probeYoung = Math.max(0, py);
+    // One pass through watch/begin/end, then zeroed: every field has held a value of each kind it
+    // will hold (statistics come as doubles) before a loop that calls begin() is compiled; a field
+    // that changed kind later changed the object's map and threw that compiled loop away.
+    this.watch();
+    this.begin();
+    this.end();
+    this.used = 0;
+    this.young = 0;
+    this.collections = 0;
+    this.loops = 0;
+    this.lastYoung = 0;
   }
 
   /**
