@@ -20,6 +20,9 @@ import { type BenchmarkSpec, FIELD_WIDTH, finish, formatRow, headerLine, iterati
 
 type Comm = typeof MPI.COMM_WORLD;
 
+/** Calls of the untimed pass per size (as util.ts's JIT warm-up). */
+const JIT_PASS_CALLS = 4;
+
 export interface CollBench {
   name: string;
   title: string;
@@ -44,13 +47,22 @@ export function runCollective(bench: CollBench): never {
   const sizes = bench.sizeless ? [0] : messageSizes(spec, o).filter((s) => s > 0);
   const total = new Float64Array(1);
   const separate = bench.sizeless !== true; // a Barrier between calls, except around Barrier itself
-  // As osu_latency: an untimed pass over the whole table first, so that rows time compiled
-  // code rather than the JIT (TSMPI_BENCH_JIT_WARMUP=0 skips it).
+  // Each size's operation is made once: the untimed pass and the row call the same closure (a
+  // new one in the row made V8 throw the compiled loop away there: "wrong call target").
+  const ops = sizes.map((size) => bench.prepare(comm, size));
+  // As osu_latency: an untimed pass over the whole table first, in several calls a size, so that
+  // rows time compiled code rather than the JIT (TSMPI_BENCH_JIT_WARMUP=0 skips it). V8 compiles
+  // a function whole only after enough calls (one long call gets its loop compiled on stack).
   if (process.env.TSMPI_BENCH_JIT_WARMUP !== '0') {
-    for (const size of sizes) measure(comm, bench.prepare(comm, size), warmupFor(o, size), iterationsFor(o, size), separate);
+    sizes.forEach((size, k) => {
+      const n = warmupFor(o, size) + iterationsFor(o, size);
+      for (let part = 0; part < JIT_PASS_CALLS; part++) measure(comm, ops[k]!, 1, Math.ceil(n / JIT_PASS_CALLS), separate);
+    });
+    // A compile the last calls asked for happens at the next call: let that be one of these.
+    for (let part = 0; part < JIT_PASS_CALLS; part++) measure(comm, ops[0]!, 1, 1, separate);
   }
-  for (const size of sizes) {
-    const mine = measure(comm, bench.prepare(comm, size), warmupFor(o, size), iterationsFor(o, size), separate);
+  for (const [k, size] of sizes.entries()) {
+    const mine = measure(comm, ops[k]!, warmupFor(o, size), iterationsFor(o, size), separate);
     comm.Reduce(Float64Array.of(mine), total, MPI.SUM, 0);
     if (comm.rank === 0) {
       const avg = total[0]! / comm.size;
