@@ -6,7 +6,8 @@ import { DIST, run, which } from '../helpers.js';
 /**
  * bench/launch/startup.js: for each rank count, tsmpi's and MPICH's time from the launcher's
  * start to the last Init and the shared memory a rank has mapped then, with their ratios, and
- * tsmpi's time to the last rank's program starting (before it imports tsmpi). Only
+ * tsmpi's time to the last rank's program starting (before it imports tsmpi), and the price of a
+ * page fault with the faults a rank takes before its Init. Only
  * the shape and the sanity of the figures are judged (every rank reported, times positive,
  * tsmpi's shared memory small and growing with the ranks), no timing.
  */
@@ -32,6 +33,10 @@ describe('bench/launch/startup.js', () => {
       if (hasMpich) assert.ok(Number(c[2]) > 0 && Number(c[5]) > 0 && Number(c[3]) > 0, c.join(' '));
     }
     assert.ok(Number(rows[1]![4]) > Number(rows[0]![4]), 'more ranks, more pairs, more shared memory');
+    // What a page fault costs here, and how many a rank takes before its Init.
+    const faults = /# page faults: (\d+) in ([\d.]+) ms touching a fresh 32 MiB \(([\d.]+) us each\); Node's start takes (\d+) before the program, importing tsmpi (\d+) more/.exec(r.stdout);
+    assert.ok(faults !== null, r.stdout);
+    for (const k of [1, 3, 4, 5]) assert.ok(Number(faults[k]) > 0, faults[0]);
   });
 
   it('refuses an unknown argument with its usage', { timeout: 10_000 }, async () => {
