@@ -119,9 +119,9 @@ function reportNodeStartCost(): void {
 
 /**
  * A page's first touch costs a fault, and a fault's price depends on the machine: ~0.2 us on
- * bare metal, 12 us on this project's 2-vCPU VM. Each rank takes thousands before its Init
- * (Node's start, the import, the heap growing), a C rank few, so the figure explains part of the
- * start-up ratio. Prints the price (a fresh 32 MiB buffer touched once per page, in this
+ * bare metal, 12-16 us on this project's 2-vCPU VM. A node rank takes ~4,300 before its Init
+ * (Node's start, the import, the heap growing), an MPICH rank ~1,900 from its start to its exit,
+ * so on such a machine the figure explains part of the start-up ratio. Prints the price (a fresh 32 MiB buffer touched once per page, in this
  * process) and the faults of Node's start and of importing tsmpi (medians of 3 processes).
  */
 function reportPageFaults(): void {
