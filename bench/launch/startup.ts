@@ -34,7 +34,7 @@ if (counts.length === 0) counts.push(2, 4, 8, 16, 32, 64);
 /** A job's figures: the last rank's Init, the largest RssShmem, and the last rank's program start (NaN: not printed). */
 interface Sample { readonly ms: number; readonly shmemKib: number; readonly startedMs: number }
 
-/** Runs one job; the last rank's Init time and the largest RssShmem among the ranks. */
+/** Runs one job: the last rank's Init time, the largest RssShmem among the ranks, the last program start. */
 function runOnce(command: string[], n: number): Sample {
   const t0 = Date.now();
   const env = { ...process.env, TSMPI_BENCH_T0: String(t0) };
@@ -101,28 +101,30 @@ for (const n of counts) {
 function reportNodeStartCost(): void {
   const file = process.env.NODE_EXTRA_CA_CERTS;
   if (file === undefined || file === '') return;
-  const cpuMs = (env: NodeJS.ProcessEnv): number => {
-    const xs: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      // The CPU the process has used when its program starts: Node's own start.
-      const r = spawnSync(process.execPath, ['-e', 'const u = process.cpuUsage(); console.log(u.user + u.system)'], { encoding: 'utf8', env });
-      xs.push(Number(r.stdout) / 1000);
-    }
-    return median(xs);
-  };
-  const withIt = cpuMs(process.env);
+  // The CPU the process has used when its program starts: Node's own start.
+  const probe = 'const u = process.cpuUsage(); console.log(u.user + u.system)';
+  const cpuMs = (env: NodeJS.ProcessEnv): number => medianOfNode(5, ['-e', probe], { env }) / 1000;
   const without = { ...process.env };
   delete without.NODE_EXTRA_CA_CERTS;
-  console.log(`# NODE_EXTRA_CA_CERTS is set (${file}): Node parses it at every start; Node used ${withIt.toFixed(0)} ms of CPU ` +
-    `before its program with it and ${cpuMs(without).toFixed(0)} without (medians of 5), in every rank`);
+  console.log(`# NODE_EXTRA_CA_CERTS is set (${file}): Node parses it at every start; Node used ` +
+    `${cpuMs(process.env).toFixed(0)} ms of CPU before its program with it and ${cpuMs(without).toFixed(0)} without ` +
+    '(medians of 5), in every rank');
+}
+
+/** The median of the number each of `runs` fresh node processes prints, run with `args`. */
+function medianOfNode(runs: number, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string }): number {
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) xs.push(Number(spawnSync(process.execPath, args, { encoding: 'utf8', ...options }).stdout));
+  return median(xs);
 }
 
 /**
  * A page's first touch costs a fault, and a fault's price depends on the machine: ~0.2 us on
  * bare metal, 12-16 us on this project's 2-vCPU VM. A node rank takes ~4,300 before its Init
  * (Node's start, the import, the heap growing), an MPICH rank ~1,900 from its start to its exit,
- * so on such a machine the figure explains part of the start-up ratio. Prints the price (a fresh 32 MiB buffer touched once per page, in this
- * process) and the faults of Node's start and of importing tsmpi (medians of 3 processes).
+ * so on such a machine the figure explains part of the start-up ratio. Prints the price (a
+ * fresh 32 MiB buffer touched once per page, in this process) and the faults of Node's start and
+ * of importing tsmpi (medians of 3 processes).
  */
 function reportPageFaults(): void {
   const PAGE = 4096;
@@ -132,14 +134,7 @@ function reportPageFaults(): void {
   for (let i = 0; i < bytes.length; i += PAGE) bytes[i] = 1;
   const ms = performance.now() - t0;
   const faults = process.resourceUsage().minorPageFault - before;
-  const faultsOf = (code: string): number => {
-    const xs: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', cwd: root });
-      xs.push(Number(r.stdout));
-    }
-    return median(xs);
-  };
+  const faultsOf = (code: string): number => medianOfNode(3, ['--input-type=module', '-e', code], { cwd: root });
   const boot = faultsOf('console.log(process.resourceUsage().minorPageFault)');
   const imported = faultsOf("const f = process.resourceUsage().minorPageFault; await import('tsmpi'); " +
     'console.log(process.resourceUsage().minorPageFault - f)');
