@@ -178,8 +178,9 @@ export const WARMUP = declareChoice({
   description: 'Warm-up in MPI.Init (src/mpir/warmup.ts): the ranks of a node pass small messages round a ring ' +
     'through Send/Recv, Isend/Irecv/Wait(all), Barrier, objects and unexpected windows, so V8 has optimized the ' +
     'message path before the program\'s first message (a fresh job\'s first 8-byte ping-pongs took 3-5 us, 0.15 once ' +
-    'optimized). auto: when the node\'s ranks each have a core (Init of 2 ranks then takes ~0.1 s longer); on: ' +
-    'always; off: never.',
+    'optimized), then writes V8\'s young generation through once and keeps its size (src/mpir/young-generation.ts: ' +
+    'fresh pages fault at first touch, one every ~80 messages). auto: when the node\'s ranks each have a core (Init ' +
+    'of 2 ranks then takes ~0.1 s longer); on: always; off: never.',
   default: 'auto', choices: ['auto', 'on', 'off'] as const,
 });
 

@@ -4,6 +4,7 @@ import type { Intracomm } from './comm.js';
 import { V8_FLAGS, WARMUP, WARMUP_ROUNDS } from './config.js';
 import { SUM } from './op.js';
 import { Request } from './request.js';
+import { settleYoungGeneration } from './young-generation.js';
 
 /**
  * The warm-up at the end of MPI.Init. V8 runs a function in its interpreter until the function
@@ -15,8 +16,9 @@ import { Request } from './request.js';
  * usually has, so the path is compiled (with that type feedback) before Init returns.
  *
  * Every message of the warm-up is received before it ends, so the program finds no trace of it
- * in its queues. Under `auto` only ranks with a core each warm up: with more ranks than cores a
- * rank's waits give the core away and the rounds would cost milliseconds each.
+ * in its queues. Last, the young generation is written through once (young-generation.ts).
+ * Under `auto` only ranks with a core each warm up: with more ranks than cores a rank's waits
+ * give the core away and the rounds would cost milliseconds each.
  */
 const TAG = 32_000;
 
@@ -89,6 +91,7 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
       burst(comm, next, prev, out.subarray(0, n), into.subarray(0, n));
     }
   }
+  settleYoungGeneration();
 }
 
 /**
