@@ -8,7 +8,7 @@ import {
 import { type ShmemConfig, singleCopyFor } from './config.js';
 import {
   CHUNK_ENTRY_WORDS, CHUNK_FLAG, CHUNK_INDEX, CHUNK_LEN, CHUNK_RREQ, CHUNK_TABLE, CONS_EAGER, CONS_SLOTS,
-  FRAME_BYTES, F_HEADER, F_INFO, INFO_IN_EAGER_RING, INFO_LEN_MASK, INFO_SKIP, PairLayout, SLOT_BYTES, SLOT_WORDS,
+  EAGER_CELL_MAX, EAGER_CELL_MIN, eagerCellPad, FRAME_BYTES, F_HEADER, F_INFO, INFO_IN_EAGER_RING, INFO_LEN_MASK, INFO_SKIP, PairLayout, SLOT_BYTES, SLOT_WORDS,
 } from './layout.js';
 import type { RankSegment } from './rank-segment.js';
 import { copyBytes, LOOP_MAX } from '../common/copy.js';
@@ -122,6 +122,8 @@ export class ShmemDevice implements Device {
    * part of a buffer would make one: common/copy.ts).
    */
   private readonly slotViews: ((Uint8Array | null)[] | null)[];
+  /** The same for eager payloads up to EAGER_CELL_MAX, per cell start (layout.ts). */
+  private readonly eagerCellViews: ((Uint8Array | null)[] | null)[];
   private readonly chunkRead: Int32Array;
   private readonly pushes: Push[][];
   private readonly expected: Map<number, ExpectedPush>[];
@@ -161,6 +163,7 @@ export class ShmemDevice implements Device {
     this.publishBatch = Math.max(1, config.slots >> 2);
     this.eagerRead = new Int32Array(worldSize);
     this.slotViews = new Array<(Uint8Array | null)[] | null>(worldSize).fill(null);
+    this.eagerCellViews = new Array<(Uint8Array | null)[] | null>(worldSize).fill(null);
     this.chunkRead = new Int32Array(worldSize);
     this.pushes = Array.from({ length: worldSize }, () => []);
     this.expected = Array.from({ length: worldSize }, () => new Map());
@@ -203,18 +206,20 @@ export class ShmemDevice implements Device {
     let eagerAdvance = 0;
     if (!inline) {
       const written = this.eagerWritten[peer]!;
-      const epos = written & this.eagerMask;
+      const pad = eagerCellPad(written & this.eagerMask, len);
+      const epos = (written + pad) & this.eagerMask;
       const eskip = epos + len > this.config.eagerBytes ? this.config.eagerBytes - epos : 0;
-      if (this.eagerCredits[peer]! < eskip + len) {
+      const need = pad + eskip + len;
+      if (this.eagerCredits[peer]! < need) {
         const econsumed = Atomics.load(words, (base >> 2) + CONS_EAGER);
         this.eagerCredits[peer] = this.config.eagerBytes - ((written - econsumed) | 0);
-        if (this.eagerCredits[peer]! < eskip + len) {
+        if (this.eagerCredits[peer]! < need) {
           this.counters.eagerFull++;
           return NO_EAGER_ROOM;
         }
       }
       eagerAt = base + this.layout.eagerOffset + (eskip === 0 ? epos : 0);
-      eagerAdvance = eskip + len;
+      eagerAdvance = need;
       const end = eagerAt - base - this.layout.eagerOffset + len;
       if (end > this.eagerPrepared[peer]!) this.prepareEager(peer, end);
     }
@@ -281,6 +286,7 @@ export class ShmemDevice implements Device {
         let off = at * 4 + FRAME_BYTES;
         if ((info & INFO_IN_EAGER_RING) !== 0) {
           slots = 1;
+          eagerRead = (eagerRead + eagerCellPad(eagerRead & this.eagerMask, len)) | 0;
           let epos = eagerRead & this.eagerMask;
           if (epos + len > this.config.eagerBytes) {
             eagerRead = (eagerRead + this.config.eagerBytes - epos) | 0;
@@ -288,7 +294,9 @@ export class ShmemDevice implements Device {
           }
           off = base + this.layout.eagerOffset + epos;
           eagerRead = (eagerRead + len) | 0;
-          this.sink!.onPacket(peer, words, at + F_HEADER, this.inBytes, off, len);
+          if (len > LOOP_MAX && len <= EAGER_CELL_MAX) {
+            this.sink!.onPacket(peer, words, at + F_HEADER, this.eagerCellView(peer, epos, off, len), 0, len);
+          } else this.sink!.onPacket(peer, words, at + F_HEADER, this.inBytes, off, len);
         } else {
           slots = slotsFor(len);
           if (len > LOOP_MAX) this.sink!.onPacket(peer, words, at + F_HEADER, this.slotView(peer, read & this.slotMask, off, len), 0, len);
@@ -388,8 +396,21 @@ export class ShmemDevice implements Device {
   private slotView(peer: number, slot: number, off: number, len: number): Uint8Array {
     let views = this.slotViews[peer];
     if (views === null) views = this.slotViews[peer] = new Array<Uint8Array | null>(this.config.slots).fill(null);
-    let view = views[slot]!;
-    if (view === null || view.length !== len) view = views[slot] = new Uint8Array(this.inBytes.buffer, off, len);
+    return this.cachedView(views, slot, off, len);
+  }
+
+  /** A view of an eager payload up to EAGER_CELL_MAX bytes, kept per cell start (layout.ts). */
+  private eagerCellView(peer: number, epos: number, off: number, len: number): Uint8Array {
+    let views = this.eagerCellViews[peer];
+    if (views === null) {
+      views = this.eagerCellViews[peer] = new Array<Uint8Array | null>(this.config.eagerBytes / EAGER_CELL_MIN).fill(null);
+    }
+    return this.cachedView(views, epos / EAGER_CELL_MIN, off, len);
+  }
+
+  private cachedView(views: (Uint8Array | null)[], index: number, off: number, len: number): Uint8Array {
+    let view = views[index]!;
+    if (view === null || view.length !== len) view = views[index] = new Uint8Array(this.inBytes.buffer, off, len);
     return view;
   }
 

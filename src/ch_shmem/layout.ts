@@ -19,7 +19,8 @@ import type { ShmemConfig } from './config.js';
  *   +256                ring: `slots` x 128 B; a packet starts with its frame (below), stored
  *                       last, and its payload follows inline or lies in the eager ring
  *   +256 + ring         eager ring: `eagerBytes`, written in FIFO order, wraps to 0 when a
- *                       message does not fit before the end
+ *                       message does not fit before the end; payloads up to 4 KiB start on a
+ *                       cell of their size (eagerCellPad below)
  *   + ... eager         bounce chunks: `bounceChunks` x `bounceChunk` bytes
  */
 export { F_HEADER, F_INFO, FRAME_BYTES, INFO_IN_EAGER_RING, INFO_LEN_MASK, INFO_SKIP, SLOT_BYTES } from './frame.js';
@@ -58,3 +59,20 @@ export class PairLayout {
 }
 
 const SEGMENT_HEADER = Math.ceil(HEADER_BYTES / SLOT_BYTES) * SLOT_BYTES;
+
+/**
+ * Eager payloads up to EAGER_CELL_MAX bytes start at a multiple of their size rounded up to a
+ * power of two (at least EAGER_CELL_MIN), so they never wrap and a stream of equal messages
+ * lands on the same few hundred ring positions lap after lap: the receiver keeps a view of each
+ * (device.ts) and copies out of the ring without making one per message. Both sides skip the same
+ * pad, computed from the ring position and the length alone.
+ */
+export const EAGER_CELL_MIN = 64;
+export const EAGER_CELL_MAX = 4096;
+
+/** Bytes the eager ring skips so a payload of `len` bytes at ring position `pos` starts on its cell. */
+export function eagerCellPad(pos: number, len: number): number {
+  if (len > EAGER_CELL_MAX) return 0;
+  const cell = len <= EAGER_CELL_MIN ? EAGER_CELL_MIN : 1 << (32 - Math.clz32(len - 1));
+  return -pos & (cell - 1);
+}

@@ -1,4 +1,5 @@
 import { MPI } from '../../../src/index.js';
+import { EAGER_MAX, SHORT_MAX } from '../../../src/ch_shmem/config.js';
 
 /**
  * The MPICH test-suite convention: a program counts its errors; at the end rank 0 prints
@@ -60,8 +61,8 @@ export function findPatternError(buf: Uint8Array, seed: number, length = buf.len
 
 /** Message sizes that straddle every protocol limit of the configured (or default) thresholds. */
 export function protocolSizes(maxBytes: number): number[] {
-  const shortMax = Number(process.env.TSMPI_SHORT_MAX ?? 1024);
-  const eagerMax = Number(process.env.TSMPI_EAGER_MAX ?? 131072);
+  const shortMax = SHORT_MAX.read();
+  const eagerMax = EAGER_MAX.read();
   const sizes = new Set<number>([0, 1, 7, 96, 97, 128]);
   for (const limit of [shortMax, eagerMax]) for (const d of [-1, 0, 1]) if (limit + d >= 0) sizes.add(limit + d);
   sizes.add(1 << 20);
