@@ -8,7 +8,8 @@ import {
 import { type ShmemConfig, singleCopyFor } from './config.js';
 import {
   CHUNK_ENTRY_WORDS, CHUNK_FLAG, CHUNK_INDEX, CHUNK_LEN, CHUNK_RREQ, CHUNK_TABLE, CONS_EAGER, CONS_SLOTS,
-  EAGER_CELL_MAX, EAGER_CELL_MIN, eagerCellPad, FRAME_BYTES, F_HEADER, F_INFO, INFO_IN_EAGER_RING, INFO_LEN_MASK, INFO_SKIP, PairLayout, SLOT_BYTES, SLOT_WORDS,
+  EAGER_CELL_MAX, EAGER_CELL_MIN, eagerCellPad, FRAME_BYTES, F_HEADER, F_INFO, INFO_IN_EAGER_RING, INFO_LEN_MASK,
+  INFO_SKIP, PairLayout, SLOT_BYTES, SLOT_WORDS,
 } from './layout.js';
 import type { RankSegment } from './rank-segment.js';
 import { copyBytes, LOOP_MAX } from '../common/copy.js';
