@@ -1,8 +1,8 @@
-import v8 from 'node:v8';
+import { youngGeneration } from '../../../src/mpir/young-generation.js';
 
 /** Bytes in use in V8's young generation (new space). */
 export function youngBytes(): number {
-  return v8.getHeapSpaceStatistics().find((sp) => sp.space_name === 'new_space')!.space_used_size;
+  return youngGeneration().space_used_size;
 }
 
 /**
