@@ -177,7 +177,7 @@ export class UcxDevice implements Device {
   constructor(private readonly config: UcxConfig, private readonly rank: number, worldSize: number,
               private readonly side: UcxEndpointSide, eps: readonly (UcxEndpoint | null)[], address: string,
               private readonly nodeOf: (rank: number) => string, private readonly links: UcxRankLinks) {
-    this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS };
+    this.limits = { eagerMax: config.eagerMax, rndvDescWords: DESC_WORDS, holdMin: HOLD_MIN };
     const rings = side.rings;
     this.worker = rings.worker;
     this.control = rings.control;

@@ -98,6 +98,12 @@ export interface DeviceLimits {
   readonly rndvDescWords: number;
   /** Largest payload the device sends inside its control ring (its short protocol), if it has one; for tracing. */
   readonly shortMax?: number;
+  /**
+   * Smallest payload the device may keep reading after sendPacket returns (SENT_HOLDING, given a
+   * holdId); a device that always copies before it returns has none. Smaller standard-mode sends
+   * complete inside the call and take no request of their own (Engine.isendStandard).
+   */
+  readonly holdMin?: number;
 }
 
 export const RNDV_DESC_WORDS = 8;

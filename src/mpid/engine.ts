@@ -11,8 +11,8 @@ import {
 import { MatchQueues } from './match-queue.js';
 import { describePending, type PendingOperation } from './pending.js';
 import {
-  ANY_SOURCE as ANY_SOURCE_WILDCARD, ANY_TAG as ANY_TAG_WILDCARD, KIND_RECV, KIND_SEND, MODE_SYNC, Request, RequestPool, SEND_ACKED, SEND_CANCEL_ANSWERED, SEND_DATA_GONE,
-  STATE_DONE,
+  ANY_SOURCE as ANY_SOURCE_WILDCARD, ANY_TAG as ANY_TAG_WILDCARD, KIND_RECV, KIND_SEND, MODE_STANDARD, MODE_SYNC, NO_SENDER_REQUEST,
+  Request, RequestPool, SEND_ACKED, SEND_CANCEL_ANSWERED, SEND_DATA_GONE, STATE_DONE, completedSend,
 } from './request.js';
 import { Unexpected, UnexpectedPool } from './unexpected.js';
 
@@ -46,6 +46,12 @@ const KIND_CONTROL = 4;
  */
 export class Engine implements PacketSink {
   readonly requests = new RequestPool();
+  /**
+   * What a send the device finished inside the call returns (isendStandard): one request of
+   * the engine, complete from the start, never pooled and never changed, as MPICH answers such
+   * a send with a builtin completed request. Waiting for it returns at once; freeing it does nothing.
+   */
+  readonly sendDone = completedSend();
   readonly unexpectedPool = new UnexpectedPool();
   readonly queues = new MatchQueues();
   private readonly hdr = new Int32Array(HDR_WORDS);
@@ -178,6 +184,28 @@ export class Engine implements PacketSink {
     if (PROTOCOL_TRACE) traceProtocol(this.deviceOf[peer]!, r);
     if (this.pendingHead[peer] !== null || !this.trySend(r)) this.park(r);
     return r;
+  }
+
+  /**
+   * A standard-mode send of contiguous bytes. When nothing waits before it to `peer` and the
+   * device copies it before returning (eager, below the device's holdMin), it goes at once and
+   * needs no request: the answer is `sendDone`, and the header carries NO_SENDER_REQUEST, which
+   * no packet ever answers (only synchronous sends are acknowledged, only rendezvous continue,
+   * and a completed send is never cancelled). Anything else takes isend's way.
+   */
+  isendStandard(buf: Uint8Array, peer: number, ctx: number, src: number, tag: number): Request {
+    const dev = this.deviceOf[peer]!;
+    const len = buf.length;
+    if (this.pendingHead[peer] === null && len <= dev.limits.eagerMax && len < (dev.limits.holdMin ?? Infinity) && !PROTOCOL_TRACE) {
+      writeMessageHeader(this.hdr, PKT_EAGER, 0, ctx, src, tag, len, NO_SENDER_REQUEST);
+      if (dev.sendPacket(peer, this.hdr, buf, 0, len, null, HINT_MAY_BUFFER) === SENT) {
+        this.counters.eagerSends++;
+        this.counters.eagerBytes += len;
+        this.countSent(peer, 0, len);
+        return this.sendDone;
+      }
+    }
+    return this.isend(buf, peer, ctx, src, tag, MODE_STANDARD);
   }
 
   private trySend(r: Request): boolean {
@@ -553,6 +581,7 @@ export class Engine implements PacketSink {
 
   /** The user no longer holds `r`: release it now if done, else when it completes. */
   free(r: Request): void {
+    if (r === this.sendDone) return;
     if (r.state === STATE_DONE) this.requests.release(r);
     else r.userFreed = true;
   }

@@ -90,6 +90,17 @@ export class Request {
 
 const EMPTY = new Uint8Array(0);
 
+/** The sender's request id in the header of a send that has none (Engine.isendStandard). */
+export const NO_SENDER_REQUEST = -1;
+
+/** A send request complete from the start, outside any pool (Engine.sendDone). */
+export function completedSend(): Request {
+  const r = new Request(NO_SENDER_REQUEST);
+  r.kind = KIND_SEND;
+  r.state = STATE_DONE;
+  return r;
+}
+
 /**
  * A free list of requests; `get(id)` resolves the ids that travel in packet headers.
  * Requests are released by mpid once both the user and the protocol are done with them.

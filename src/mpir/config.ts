@@ -200,8 +200,12 @@ export const V8_FLAGS = declareString({
     'round counts, and V8 does not throw the compiled loop away when it reaches that code again); a marked loop is ' +
     'compiled after ~20 more rounds instead of ~500; code is optimized again after ~8 KiB of its bytecode instead of ' +
     '~66 KiB. A fresh job\'s first timed osu_latency row (1,000 or 2,000 untimed round trips before it) took the warm ' +
-    'figure with them, 2-3 x it without: the compile (5-9 ms a rank, the peer waiting) fell into the timed part. (Flags ' +
-    'V8 reads only at start-up, such as --single-threaded or --no-concurrent-recompilation, do nothing here.)',
-  default: '--interrupt-budget=8192 --invocation-count-for-osr=20 --no-lazy-feedback-allocation',
+    'figure with them, 2-3 x it without: the compile (5-9 ms a rank, the peer waiting) fell into the timed part. The ' +
+    'optimizing compiler may inline twice the bytecode into one function (1840 bytes, not 920): with V8\'s budget Isend ' +
+    'spent it on the argument checks and called the header writer and the counters out of line, 200 ns a message ' +
+    'instead of 130 (osu_bw 1-8 B 38-40 MB/s at 8 B, 47-48 with it). (Flags V8 reads only at start-up, such as ' +
+    '--single-threaded or --no-concurrent-recompilation, do nothing here.)',
+  default: '--interrupt-budget=8192 --invocation-count-for-osr=20 --no-lazy-feedback-allocation ' +
+    '--max-inlined-bytecode-size-cumulative=1840',
   pattern: FLAG_LIST, patternText: 'none or V8 flags (--name or --name=value, space-separated)',
 });

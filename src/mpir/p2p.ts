@@ -111,7 +111,9 @@ export function startSend(comm: Comm, call: string, buf: unknown, dest: number, 
     bsendBuffer.track(r, bytes.length);
     return null;
   }
-  return world.engine.isend(bytes, core.worldRanks[dest]!, core.ctx, core.rank, tag, mode, scratchSend.packed);
+  const peer = core.worldRanks[dest]!;
+  if (mode === MODE_STANDARD && scratchSend.packed === null) return world.engine.isendStandard(bytes, peer, core.ctx, core.rank, tag);
+  return world.engine.isend(bytes, peer, core.ctx, core.rank, tag, mode, scratchSend.packed);
 }
 
 /** Posts a receive; null for MPI.PROC_NULL. */
