@@ -19,8 +19,9 @@
  */
 import { MPI } from '../../src/index.js';
 import {
-  type BenchmarkSpec, HeapWatch, collectGarbage, countMismatches, fill, fillPattern, finish, formatRow, gatherToRoot,
-  hasGc, iterationsFor, messageSizes, out, printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, validationFailure, warmupFor,
+  type BenchmarkSpec, collectGarbage, countMismatches, fill, fillPattern, finish, formatRow, gatherToRoot, hasGc,
+  HeapWatch, iterationsFor, out, printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, tableSizes,
+  validationFailure, warmupFor
 } from './util.js';
 
 const spec: BenchmarkSpec = {
@@ -113,7 +114,7 @@ function main(): void {
 
   let watchedRoundTrips = 0;
   let lastRoundTrips = 0;
-  for (const size of messageSizes(spec, o)) {
+  for (const size of tableSizes(spec, o)) {
     const s = sbuf.subarray(0, size);
     const r = rbuf.subarray(0, size);
     fill(sbuf, size, 0x61);

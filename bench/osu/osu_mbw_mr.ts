@@ -12,8 +12,8 @@
  */
 import { MPI, type Request } from '../../src/index.js';
 import {
-  type BenchmarkSpec, countMismatches, FIELD_WIDTH, fill, fillPattern, finish, formatRow, iterationsFor, messageSizes, out,
-  printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, validationFailure, warmupFor,
+  type BenchmarkSpec, countMismatches, FIELD_WIDTH, fill, fillPattern, finish, formatRow, iterationsFor, out,
+  printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, tableSizes, validationFailure, warmupFor
 } from './util.js';
 
 const spec: BenchmarkSpec = {
@@ -67,7 +67,7 @@ function main(): void {
   printHeaderWithJitWarmup(spec, o, comm, (size, n) => windows(rbuf.subarray(0, size), sbuf.subarray(0, size), n),
     [`tsmpi pairs: ${pairs} (rank i sends to rank i + ${pairs})`], column);
 
-  for (const size of messageSizes(spec, o)) {
+  for (const size of tableSizes(spec, o)) {
     const s = sbuf.subarray(0, size);
     const r = rbuf.subarray(0, size);
     fill(sbuf, size, 0x61);

@@ -31,6 +31,7 @@ import '../../src/config-all.js';
 import { declaredTunables } from '../../src/common/config.js';
 import { MPI } from '../../src/index.js';
 import { runtime } from '../../src/mpir/runtime.js';
+import { passScavenges, youngGeneration } from '../../src/mpir/young-generation.js';
 
 /** The OMB release whose output format these benchmarks reproduce. */
 export const OMB_VERSION = '7.0';
@@ -203,6 +204,30 @@ export function messageSizes(spec: BenchmarkSpec, o: Options): number[] {
   return spec.kind === 'bandwidth' ? sizes.filter((s) => s > 0) : sizes;
 }
 
+/**
+ * Every Isend and Irecv makes a Request (48 bytes), so a stream of small messages fills V8's young
+ * generation (two semispaces of 4 MiB after Init) every ~85,000 messages, and its scavenge stops
+ * the rank for ~0.2 ms (more when it promotes what the untimed pass left). A row of small
+ * messages lasts 1-3 ms: the row a scavenge falls into lost 15-50 % of its rate, the same row in
+ * every run of one table (128 B of osu_bw 1 B - 64 KiB: 266-294 MB/s against 470-490), another
+ * row in a table of other sizes. So the tables' loops take their sizes from here, and a rank
+ * whose young generation is more than half full collects it before the row (untimed, before the
+ * row's Barrier): no row of up to ~40,000 messages meets a scavenge. What the rows leave out is
+ * ~1 % of a long stream's time (a 0.2 ms scavenge every ~18 ms of 8-byte osu_bw windows).
+ */
+const FRESH_YOUNG = process.env.TSMPI_BENCH_FRESH_YOUNG !== '0';
+
+export function* tableSizes(spec: BenchmarkSpec, o: Options): Generator<number> {
+  for (const size of messageSizes(spec, o)) {
+    if (FRESH_YOUNG) {
+      const young = youngGeneration();
+      // space_size is both semispaces together: more than a quarter of it is more than half of one.
+      if (young.space_used_size > young.space_size / 4) passScavenges(1);
+    }
+    yield size;
+  }
+}
+
 export function iterationsFor(o: Options, size: number): number {
   return size > LARGE_MESSAGE_SIZE ? o.iterationsLarge : o.iterations;
 }
@@ -337,8 +362,10 @@ export function printHeaderWithJitWarmup(spec: BenchmarkSpec, o: Options, comm: 
                                          once: (size: number, iterations: number) => void, facts: readonly string[] = [],
                                          column: string = columnLine(spec, o)): void {
   const jit = process.env.TSMPI_BENCH_JIT_WARMUP !== '0';
-  printHeader(spec, o, comm, jit ? [...facts, 'tsmpi warmup: the whole table is run once untimed before it is measured ' +
-    '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : [...facts], column);
+  const rows = FRESH_YOUNG ? [...facts, 'tsmpi rows: each starts with the young generation at most half full (a scavenge, ~0.2 ms ' +
+    'every ~85,000 Isends, is taken between rows; TSMPI_BENCH_FRESH_YOUNG=0 leaves it where it falls)'] : [...facts];
+  printHeader(spec, o, comm, jit ? [...rows, 'tsmpi warmup: the whole table is run once untimed before it is measured ' +
+    '(TSMPI_BENCH_JIT_WARMUP=0 skips it)'] : rows, column);
   if (!jit) return;
   for (const size of messageSizes(spec, o)) {
     comm.Barrier();
