@@ -59,18 +59,26 @@ function byteLengthOf(x: ArrayBufferView | ArrayBufferLike): number {
  */
 export type NonContiguous = 'direct' | 'pack' | 'unpack' | 'refuse';
 
-/** Fills `out` from `arg`; on bad input sets out.errorClass and out.error, returns false. */
+/**
+ * Fills `out` from `arg`; on bad input sets out.errorClass and out.error, returns false. Bytes as
+ * they are (Buffer is a Uint8Array too) are decided here, every other form in decodeOther: this
+ * part is small enough for the optimizing compiler to inline into every call that sends or
+ * receives, where the whole function was called out of line.
+ */
 export function decodeBuffer(arg: unknown, out: BufferSpec, nonContiguous: NonContiguous = 'refuse'): boolean {
   out.errorClass = 0;
   out.needsUnpack = null;
   out.packed = null;
   if (arg instanceof Uint8Array) {
-    // The common case first: bytes as they are (Buffer is a Uint8Array too).
     out.bytes = arg;
     out.count = arg.length;
     out.datatype = Datatypes.BYTE;
     return true;
   }
+  return decodeOther(arg, out, nonContiguous);
+}
+
+function decodeOther(arg: unknown, out: BufferSpec, nonContiguous: NonContiguous): boolean {
   let data: unknown = arg;
   let count: number | null = null;
   let datatype: unknown = null;
