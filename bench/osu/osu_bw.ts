@@ -13,7 +13,7 @@
 import { MPI, type Request } from '../../src/index.js';
 import {
   type BenchmarkSpec, countMismatches, fill, fillPattern, finish, formatRow, iterationsFor, out,
-  printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, tableSizes, validationFailure, warmupFor
+  printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, tableSizes, validationFailure, warmupFor,
 } from './util.js';
 
 const spec: BenchmarkSpec = {

@@ -21,7 +21,7 @@ import { MPI } from '../../src/index.js';
 import {
   type BenchmarkSpec, collectGarbage, countMismatches, fill, fillPattern, finish, formatRow, gatherToRoot, hasGc,
   HeapWatch, iterationsFor, out, printHeaderWithJitWarmup, shareFromRoot, start, sumToRoot, tableSizes,
-  validationFailure, warmupFor
+  validationFailure, warmupFor,
 } from './util.js';
 
 const spec: BenchmarkSpec = {

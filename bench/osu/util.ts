@@ -209,7 +209,7 @@ export function messageSizes(spec: BenchmarkSpec, o: Options): number[] {
  * generation (two semispaces of 4 MiB after Init) every ~85,000 messages, and its scavenge stops
  * the rank for ~0.2 ms (more when it promotes what the untimed pass left). A row of small
  * messages lasts 1-3 ms: the row a scavenge falls into lost 15-50 % of its rate, the same row in
- * every run of one table (128 B of osu_bw 1 B - 64 KiB: 266-294 MB/s against 470-490), another
+ * every run of one table (128 B of osu_bw 1 B - 64 KiB: 266-320 MB/s against 479-516), another
  * row in a table of other sizes. So the tables' loops take their sizes from here, and a rank
  * whose young generation is more than half full collects it before the row (untimed, before the
  * row's Barrier): no row of up to ~40,000 messages meets a scavenge. What the rows leave out is

@@ -196,7 +196,8 @@ export class Engine implements PacketSink {
   isendStandard(buf: Uint8Array, peer: number, ctx: number, src: number, tag: number): Request {
     const dev = this.deviceOf[peer]!;
     const len = buf.length;
-    if (this.pendingHead[peer] === null && len <= dev.limits.eagerMax && len < (dev.limits.holdMin ?? Infinity) && !PROTOCOL_TRACE) {
+    const copied = len <= dev.limits.eagerMax && len < (dev.limits.holdMin ?? Infinity);
+    if (copied && this.pendingHead[peer] === null && !PROTOCOL_TRACE) {
       writeMessageHeader(this.hdr, PKT_EAGER, 0, ctx, src, tag, len, NO_SENDER_REQUEST);
       if (dev.sendPacket(peer, this.hdr, buf, 0, len, null, HINT_MAY_BUFFER) === SENT) {
         this.counters.eagerSends++;

@@ -203,7 +203,7 @@ export const V8_FLAGS = declareString({
     'figure with them, 2-3 x it without: the compile (5-9 ms a rank, the peer waiting) fell into the timed part. The ' +
     'optimizing compiler may inline twice the bytecode into one function (1840 bytes, not 920): with V8\'s budget Isend ' +
     'spent it on the argument checks and called the header writer and the counters out of line, 200 ns a message ' +
-    'instead of 130 (osu_bw 1-8 B 38-40 MB/s at 8 B, 47-48 with it). (Flags V8 reads only at start-up, such as ' +
+    'instead of 130 (osu_bw\'s 8-byte row 38-40 MB/s, 47-48 with it). (Flags V8 reads only at start-up, such as ' +
     '--single-threaded or --no-concurrent-recompilation, do nothing here.)',
   default: '--interrupt-budget=8192 --invocation-count-for-osr=20 --no-lazy-feedback-allocation ' +
     '--max-inlined-bytecode-size-cumulative=1840',

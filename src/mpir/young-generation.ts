@@ -32,8 +32,8 @@ export function settleYoungGeneration(): void {
 /**
  * Allocates short-lived arrays until `count` scavenges have passed, so the young generation is
  * empty when this returns (bounded, should a scavenge ever leave more in the space than it
- * found: four times the space's size per scavenge). The OMB ports call it between their untimed
- * pass and the table (bench/osu/util.ts).
+ * found: four times the space's size per scavenge). The OMB ports call it before a row when the
+ * space is more than half full (tableSizes in bench/osu/util.ts).
  */
 export function passScavenges(count: number): void {
   const limit = 4 * count * youngGeneration().space_size;
