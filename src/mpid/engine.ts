@@ -1,8 +1,8 @@
 import { createTrace } from '../common/trace.js';
 import { copyBytes } from '../common/copy.js';
 import {
-  CONTROL_PAYLOAD_MAX, HINT_INLINE, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_GRANT, SENT, SENT_HOLDING, type Device,
-  type PackedData, type PacketSink,
+  CONTROL_PAYLOAD_MAX, HINT_INLINE, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_GRANT, NO_ROOM, SENT, SENT_HOLDING,
+  type Device, type PackedData, type PacketSink,
 } from './device.js';
 import {
   FLAG_SYNC, HDR_WORDS, PKT_ACK, PKT_CANCEL, PKT_CANCEL_OK, PKT_CTS, PKT_EAGER, PKT_FIN, PKT_RTS,
@@ -171,6 +171,41 @@ export class Engine implements PacketSink {
    */
   isend(buf: Uint8Array, peer: number, ctx: number, src: number, tag: number, mode: number,
         packed: PackedData | null = null): Request {
+    const r = this.newSend(buf, peer, ctx, src, tag, mode, packed);
+    if (this.pendingHead[peer] !== null || !this.trySend(r)) this.park(r);
+    return r;
+  }
+
+  /**
+   * A standard-mode send of contiguous bytes. When nothing waits before it to `peer` and the
+   * device copies it before returning (eager, below the device's holdMin), it goes at once and
+   * needs no request: the answer is `sendDone`, and the header carries NO_SENDER_REQUEST, which
+   * no packet ever answers (only synchronous sends are acknowledged, only rendezvous continue,
+   * and a completed send is never cancelled). Anything else takes isend's way; a send the device
+   * had no room for continues from the device's answer, without asking it again.
+   */
+  isendStandard(buf: Uint8Array, peer: number, ctx: number, src: number, tag: number): Request {
+    const dev = this.deviceOf[peer]!;
+    const len = buf.length;
+    const copied = len <= dev.limits.eagerMax && len < (dev.limits.holdMin ?? Infinity);
+    if (!copied || this.pendingHead[peer] !== null || PROTOCOL_TRACE) {
+      return this.isend(buf, peer, ctx, src, tag, MODE_STANDARD);
+    }
+    writeMessageHeader(this.hdr, PKT_EAGER, 0, ctx, src, tag, len, NO_SENDER_REQUEST);
+    const result = dev.sendPacket(peer, this.hdr, buf, 0, len, null, HINT_MAY_BUFFER);
+    if (result === SENT) {
+      this.countEager(peer, len);
+      return this.sendDone;
+    }
+    const r = this.newSend(buf, peer, ctx, src, tag, MODE_STANDARD, null);
+    if (result === NO_EAGER_ROOM) this.fallBackToRendezvous(r);
+    if (result === NO_ROOM || !this.trySend(r)) this.park(r);
+    return r;
+  }
+
+  /** A send request made ready for trySend: eager up to the device's eagerMax, rendezvous above. */
+  private newSend(buf: Uint8Array, peer: number, ctx: number, src: number, tag: number, mode: number,
+                  packed: PackedData | null): Request {
     const r = this.requests.acquire(KIND_SEND);
     r.buf = buf;
     r.packed = packed;
@@ -182,31 +217,21 @@ export class Engine implements PacketSink {
     r.sendNeeds = mode === MODE_SYNC ? SEND_DATA_GONE | SEND_ACKED : SEND_DATA_GONE;
     r.pendingType = lengthOf(r) <= this.deviceOf[peer]!.limits.eagerMax ? PKT_EAGER : PKT_RTS;
     if (PROTOCOL_TRACE) traceProtocol(this.deviceOf[peer]!, r);
-    if (this.pendingHead[peer] !== null || !this.trySend(r)) this.park(r);
     return r;
   }
 
-  /**
-   * A standard-mode send of contiguous bytes. When nothing waits before it to `peer` and the
-   * device copies it before returning (eager, below the device's holdMin), it goes at once and
-   * needs no request: the answer is `sendDone`, and the header carries NO_SENDER_REQUEST, which
-   * no packet ever answers (only synchronous sends are acknowledged, only rendezvous continue,
-   * and a completed send is never cancelled). Anything else takes isend's way.
-   */
-  isendStandard(buf: Uint8Array, peer: number, ctx: number, src: number, tag: number): Request {
-    const dev = this.deviceOf[peer]!;
-    const len = buf.length;
-    const copied = len <= dev.limits.eagerMax && len < (dev.limits.holdMin ?? Infinity);
-    if (copied && this.pendingHead[peer] === null && !PROTOCOL_TRACE) {
-      writeMessageHeader(this.hdr, PKT_EAGER, 0, ctx, src, tag, len, NO_SENDER_REQUEST);
-      if (dev.sendPacket(peer, this.hdr, buf, 0, len, null, HINT_MAY_BUFFER) === SENT) {
-        this.counters.eagerSends++;
-        this.counters.eagerBytes += len;
-        this.countSent(peer, 0, len);
-        return this.sendDone;
-      }
-    }
-    return this.isend(buf, peer, ctx, src, tag, MODE_STANDARD);
+  /** The eager buffers are full: the send goes by rendezvous instead. */
+  private fallBackToRendezvous(r: Request): void {
+    this.counters.eagerFallbacks++;
+    if (PROTOCOL_TRACE) protocolTrace('send to world rank %d (ctx %d, tag %d): eager buffers full, rendezvous instead', r.peer, r.ctx, r.tag);
+    r.pendingType = PKT_RTS;
+  }
+
+  /** Counts an eager send to `peer` (MPI.T and --stats). */
+  private countEager(peer: number, len: number): void {
+    this.counters.eagerSends++;
+    this.counters.eagerBytes += len;
+    this.countSent(peer, 0, len);
   }
 
   private trySend(r: Request): boolean {
@@ -218,23 +243,17 @@ export class Engine implements PacketSink {
       // The user's buffer stays untouched until the request completes: a device may hold it.
       const result = dev.sendPacket(r.peer, hdr, r.buf, 0, len, r.packed, HINT_MAY_BUFFER, r.packed === null ? r.id : -1);
       if (result === SENT) {
-        this.counters.eagerSends++;
-        this.counters.eagerBytes += len;
-        this.countSent(r.peer, 0, len);
+        this.countEager(r.peer, len);
         r.sendGot |= SEND_DATA_GONE;
         this.checkSendDone(r);
         return true;
       }
       if (result === SENT_HOLDING) {
-        this.counters.eagerSends++;
-        this.counters.eagerBytes += len;
-        this.countSent(r.peer, 0, len);
+        this.countEager(r.peer, len);
         return true; // onSendDone follows
       }
       if (result !== NO_EAGER_ROOM) return false;
-      this.counters.eagerFallbacks++;
-      if (PROTOCOL_TRACE) protocolTrace('send to world rank %d (ctx %d, tag %d): eager buffers full, rendezvous instead', r.peer, r.ctx, r.tag);
-      r.pendingType = PKT_RTS;
+      this.fallBackToRendezvous(r);
     }
     if (r.pendingType === PKT_RTS) {
       // A rendezvous completes only after the match (PKT_FIN), so synchronous mode needs no ACK.

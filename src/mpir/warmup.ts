@@ -116,11 +116,14 @@ function exchange(comm: Intracomm, next: number, prev: number, big: Uint8Array, 
   Request.Waitall(pathRequests);
 }
 
-/** Each of PATH_SIZES once, then `wraps` more 40 KB messages (the first time: a wrap of the eager ring). */
+/**
+ * Each of PATH_SIZES once, then `wraps` more 40 KB messages; the first time (wraps > 0) also a
+ * wrap of the eager ring and a parked rendezvous reply, branches that need to be seen once only.
+ */
 function paths(comm: Intracomm, next: number, prev: number, big: Uint8Array, wraps: number): void {
   for (const n of PATH_SIZES) exchange(comm, next, prev, big, n);
   for (let i = 0; i < wraps; i++) exchange(comm, next, prev, big, 40_000);
-  parkedReply(comm, next, prev, big);
+  if (wraps > 0) parkedReply(comm, next, prev, big);
 }
 
 /**

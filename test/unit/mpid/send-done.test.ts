@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import {
-  HINT_MAY_BUFFER, NO_ROOM, SENT, SENT_HOLDING, type Device, type DeviceLimits, type PacketSink, type SendResult,
+  HINT_MAY_BUFFER, NO_EAGER_ROOM, NO_ROOM, SENT, SENT_HOLDING, type Device, type DeviceLimits, type PacketSink, type SendResult,
 } from '../../../src/mpid/device.js';
 import { Engine } from '../../../src/mpid/engine.js';
 import { PKT_EAGER, PKT_RTS, W_SREQ, W_TAG, W_TYPE } from '../../../src/mpid/hdr/packet.js';
@@ -19,6 +19,8 @@ interface Sent { type: number; hint: number; tag: number; sreq: number; len: num
 class StandInDevice implements Device {
   readonly name = 'stand-in';
   readonly sent: Sent[] = [];
+  /** sendPacket calls, answered or not. */
+  asked = 0;
   /** What the next sendPacket calls answer; SENT once this runs out. */
   answers: SendResult[] = [];
   private sink: PacketSink | null = null;
@@ -31,8 +33,9 @@ class StandInDevice implements Device {
 
   sendPacket(_peer: number, hdr: Int32Array, _payload: Uint8Array | null, _off: number, len: number,
              _packed: unknown, hint: number, holdId?: number): SendResult {
+    this.asked++;
     const answer = this.answers.shift() ?? SENT;
-    if (answer === NO_ROOM) return NO_ROOM;
+    if (answer === NO_ROOM || answer === NO_EAGER_ROOM) return answer;
     this.sent.push({ type: hdr[W_TYPE]! & 0xff, hint, tag: hdr[W_TAG]!, sreq: hdr[W_SREQ]!, len, holdId });
     return answer;
   }
@@ -90,12 +93,14 @@ describe('Engine.isendStandard: sends that complete inside the call', () => {
 
   it('a full ring parks a real request, and sends after it wait behind it in order', () => {
     const { engine, device } = engineWith({ eagerMax: 4096, rndvDescWords: 0 });
-    device.answers = [NO_ROOM, NO_ROOM];
+    device.answers = [NO_ROOM];
     const a = engine.isendStandard(bytes(8, 1), 1, 5, 0, 1);
     assert.notEqual(a, engine.sendDone, 'the first send could not go and is a request of its own');
     assert.notEqual(a.state, STATE_DONE);
+    assert.equal(device.asked, 1, 'a full ring is not asked again within the same send');
     const b = engine.isendStandard(bytes(8, 2), 1, 5, 0, 2);
     assert.notEqual(b, engine.sendDone, 'the second one may not overtake the parked first');
+    assert.equal(device.asked, 1, 'a send behind a parked one waits without asking the device');
     assert.equal(device.sent.length, 0);
     engine.progress();
     assert.deepEqual(device.sent.map((s) => s.tag), [1, 2], 'sent in the order they were posted');
@@ -117,6 +122,19 @@ describe('Engine.isendStandard: sends that complete inside the call', () => {
     assert.notEqual(held.state, STATE_DONE, 'not complete while the device reads the user buffer');
     device.release(held.id);
     assert.equal(held.state, STATE_DONE);
+  });
+
+  it('eager buffers that are full send the message by rendezvous, asking the device once for each', () => {
+    const { engine, device } = engineWith({ eagerMax: 4096, rndvDescWords: 0 });
+    device.answers = [NO_EAGER_ROOM];
+    const r = engine.isendStandard(bytes(2000, 1), 1, 5, 0, 1);
+    assert.notEqual(r, engine.sendDone);
+    assert.equal(device.asked, 2, 'once eager, once the request to send');
+    assert.equal(device.sent.length, 1);
+    assert.equal(device.sent[0]!.type, PKT_RTS);
+    assert.equal(device.sent[0]!.sreq, r.id);
+    assert.equal(engine.counters.eagerFallbacks, 1);
+    assert.equal(engine.counters.eagerSends, 0);
   });
 
   it('a message above eagerMax takes the full way (rendezvous)', () => {
