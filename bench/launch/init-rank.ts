@@ -5,8 +5,13 @@
  * the pages of shared segments this process has mapped). It loads tsmpi as a program does,
  * through the package's entry point (`import 'tsmpi'`: the bundle in dist/bundle).
  */
-import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type * as Tsmpi from '../../src/index.js';
+
+// node:fs by require: an ES import of it makes Node's loader read every export of the module,
+// and its ReadStream getter loads Node's stream modules, 7-10 ms of each rank's start that would
+// be this program's cost, not tsmpi's (MPICH's rank program reads the same file with stdio).
+const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
 
 // A specifier in a variable: tsc would otherwise resolve 'tsmpi' to the declarations this very
 // build writes.

@@ -10,7 +10,7 @@
  * - spawn mode (spawn.ts), everywhere else: the executor spawns `max_workers` workers of its own
  *   with MPI.COMM_SELF.Spawn, and its shutdown stops them and disconnects.
  */
-import v8 from 'node:v8';
+import { serializer } from './serializer.js';
 import { MPI } from '../index.js';
 import { Future } from './future.js';
 import { runningJobPool } from './job.js';
@@ -205,7 +205,7 @@ export class MPIPoolExecutor {
     const id = this.pool.nextId();
     let bytes: Uint8Array;
     try {
-      bytes = v8.serialize({ id, fn, calls } satisfies TaskMessage);
+      bytes = serializer().serialize({ id, fn, calls } satisfies TaskMessage);
     } catch (e) {
       throw argError(call, `the arguments cannot be sent to a worker (node:v8 serializer: ${(e as Error).message}); ` +
         'arguments must be structured-cloneable');

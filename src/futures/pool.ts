@@ -8,7 +8,7 @@
  * posted and awaited while any task is out and not posted otherwise, so an idle master leaves its event loop empty (the program can end)
  * and uses no CPU.
  */
-import v8 from 'node:v8';
+import { serializer } from './serializer.js';
 import { MPI, type Comm, type Request } from '../index.js';
 import { TaskError, type Future } from './future.js';
 import { TAG_RESULT, TAG_STOP, TAG_TASK, type ResultMessage } from './protocol.js';
@@ -83,7 +83,7 @@ export class WorkerPool {
     }
     this.queue.length = 0;
     this.queueHead = 0;
-    const stop = v8.serialize(null);
+    const stop = serializer().serialize(null);
     for (const rank of this.workers) this.comm.Send(stop, rank, TAG_STOP);
   }
 

@@ -5,7 +5,7 @@
  * request, so a worker with nothing to do sleeps on its doorbell and uses no CPU.
  */
 import { importModule } from './module-import.js';
-import v8 from 'node:v8';
+import { serializer } from './serializer.js';
 import { MPI, type Comm } from '../index.js';
 import { TAG_RESULT, describeThrown, type RemoteError, type ResultMessage, type TaskMessage } from './protocol.js';
 import { compileSource, type TaskSpec } from './task.js';
@@ -40,12 +40,12 @@ async function runTask(task: TaskMessage, worker: number): Promise<Uint8Array> {
     for (const args of task.calls) values.push(await fn(...args));
     outcome = { id: task.id, worker, ok: true, values };
   } catch (e) {
-    return v8.serialize(failure(task.id, worker, describeThrown(e)));
+    return serializer().serialize(failure(task.id, worker, describeThrown(e)));
   }
   try {
-    return v8.serialize(outcome);
+    return serializer().serialize(outcome);
   } catch (e) {
-    return v8.serialize(failure(task.id, worker, {
+    return serializer().serialize(failure(task.id, worker, {
       name: 'DataCloneError',
       message: `the task's result cannot be sent back (node:v8 serializer: ${(e as Error).message}); ` +
         'results must be structured-cloneable',

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import type fsModule from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
@@ -25,6 +25,11 @@ import { CODE_CACHE } from './config.js';
  * This module is the bundle's own entry (dist/bundle/load-core.js): it imports nothing of the
  * runtime but its tunable's declaration.
  */
+
+// node:fs through require, not an import: the ES module loader's facade for node:fs reads every
+// export, ReadStream's getter among them, and that loads Node's stream modules (7-10 ms of a
+// rank's start on this machine) for a loader that only reads and writes files.
+const fs = createRequire(import.meta.url)('node:fs') as typeof fsModule;
 
 /** The core's exports, as scripts/bundle.mjs makes them (each entry point's namespace). */
 export type CoreExports = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import v8 from 'node:v8';
+import { nodeV8 } from '../common/node-v8.js';
 import { MODE_STANDARD, type CoreRequest } from '../mpid/index.js';
 import type { World } from '../mpid/world.js';
 import { describe } from './buffer.js';
@@ -352,7 +352,7 @@ function createIntercomm(this: Intracomm, local_leader: number, peer_comm: Comm,
       }
     }
     agreed = Math.max(localMax, theirs.ctx);
-    const bytes = v8.serialize({ ranks: theirs.ranks, ctx: agreed });
+    const bytes = nodeV8().serialize({ ranks: theirs.ranks, ctx: agreed });
     const sends: CoreRequest[] = [];
     for (let r = 0; r < local.size; r++) {
       if (r !== local.rank) sends.push(world.engine.isend(bytes, local.worldRanks[r]!, local.ctx + 1, local.rank, TAG_CREATE_BCAST, MODE_STANDARD));
@@ -361,7 +361,7 @@ function createIntercomm(this: Intracomm, local_leader: number, peer_comm: Comm,
   } else {
     const r = world.engine.irecvAllocating(local.ctx + 1, local_leader, TAG_CREATE_BCAST);
     world.progress.wait(r);
-    const got = v8.deserialize(r.buf) as { ranks: number[]; ctx: number };
+    const got = nodeV8().deserialize(r.buf) as { ranks: number[]; ctx: number };
     world.engine.free(r);
     remoteRanks = Int32Array.from(got.ranks);
     agreed = got.ctx;

@@ -1,4 +1,4 @@
-import v8 from 'node:v8';
+import { nodeV8 } from '../common/node-v8.js';
 import { STATE_DONE, type CoreRequest, type Unexpected } from '../mpid/index.js';
 import { dropUnpack, finishUnpack } from './buffer.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED } from './constants.js';
@@ -547,7 +547,7 @@ export class ObjectRequest<T = unknown> extends Request<T> {
 
   /** @internal */
   protected override onComplete(core: CoreRequest): void {
-    this.value = core.buf.length === 0 && core.statusSource === PROC_NULL ? null : v8.deserialize(core.buf);
+    this.value = core.buf.length === 0 && core.statusSource === PROC_NULL ? null : nodeV8().deserialize(core.buf);
   }
 
   /** The received value (after Wait or a successful Test). */

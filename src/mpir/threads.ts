@@ -1,4 +1,4 @@
-import { isMainThread } from 'node:worker_threads';
+import { onMainThread } from '../mpid/main-thread.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 
@@ -30,7 +30,7 @@ export function isThreadLevel(level: unknown): level is number {
 
 /** Why MPI cannot start in this thread, as an MPI.Exception; nothing in the main thread. */
 export function refuseWorkerThread(call: string): void {
-  if (isMainThread) return;
+  if (onMainThread()) return;
   throw new MPIException(ErrorClass.ERR_OTHER, `${call}: called in a worker_threads Worker. tsmpi provides ` +
     'MPI.THREAD_FUNNELED: MPI runs in the main thread of each rank only. Post the data to the main thread ' +
     '(or share a SharedArrayBuffer with it) and call MPI there');
@@ -38,5 +38,5 @@ export function refuseWorkerThread(call: string): void {
 
 /** MPI.Is_thread_main: whether this is the thread that may call MPI. */
 export function isThreadMain(): boolean {
-  return isMainThread;
+  return onMainThread();
 }

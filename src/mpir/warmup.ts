@@ -1,4 +1,4 @@
-import v8 from 'node:v8';
+import { nodeV8 } from '../common/node-v8.js';
 import type { World } from '../mpid/world.js';
 import type { Intracomm } from './comm.js';
 import { V8_FLAGS, WARMUP, WARMUP_ROUNDS } from './config.js';
@@ -32,7 +32,7 @@ const SIZES = [8, 0, 8, 24, 8, 64, 8, 512] as const;
  */
 export function applyV8Flags(world: World): void {
   const flags = V8_FLAGS.read();
-  if (flags !== 'none' && world.progress.hasOwnCore) v8.setFlagsFromString(flags);
+  if (flags !== 'none' && world.progress.hasOwnCore) nodeV8().setFlagsFromString(flags);
 }
 
 export function warmUpMessagePath(world: World, comm: Intracomm): void {

@@ -1,4 +1,5 @@
-import v8 from 'node:v8';
+import { nodeV8 } from '../common/node-v8.js';
+import type v8 from 'node:v8';
 
 /**
  * The young generation's pages, written once before the program's first message.
@@ -25,7 +26,7 @@ const ARRAYS_PER_LOOK = 16;
 const sink: unknown[] = [null];
 
 export function settleYoungGeneration(): void {
-  v8.setFlagsFromString(GROWTH_FLAG);
+  nodeV8().setFlagsFromString(GROWTH_FLAG);
   passScavenges(2);
 }
 
@@ -49,6 +50,6 @@ export function passScavenges(count: number): void {
 }
 
 export function youngGeneration(): v8.HeapSpaceInfo {
-  for (const space of v8.getHeapSpaceStatistics()) if (space.space_name === 'new_space') return space;
+  for (const space of nodeV8().getHeapSpaceStatistics()) if (space.space_name === 'new_space') return space;
   throw new Error('V8 reports no new_space');
 }

@@ -124,6 +124,8 @@ export interface NativeAddon extends UcxBinding, SocketBinding {
 
   /** SIGKILL when the parent ends (PR_SET_PDEATHSIG), or at once if getppid() is no longer `parentPid`. */
   endWithParent(parentPid: number): boolean;
+  /** Whether this JavaScript runs on the process's main thread (not in a worker_threads Worker). */
+  onMainThread(): boolean;
 
   /**
    * `futexWait` on a native waiter thread; the promise settles on the event loop. While it is

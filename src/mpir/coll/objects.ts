@@ -1,4 +1,4 @@
-import v8 from 'node:v8';
+import { nodeV8 } from '../../common/node-v8.js';
 import type { Comm } from '../comm.js';
 import { Datatypes } from '../datatype.js';
 import { ErrorClass } from '../error-classes.js';
@@ -17,7 +17,7 @@ export function serializeArg(comm: Comm, call: string, value: unknown, name: str
   const bad = clonableProblem(value, name);
   if (bad !== null) comm.fail(call, ErrorClass.ERR_ARG, bad);
   try {
-    return v8.serialize(value);
+    return nodeV8().serialize(value);
   } catch (e) {
     return comm.fail(call, ErrorClass.ERR_ARG, `${name} cannot be serialized: ${(e as Error).message}`);
   }
@@ -58,7 +58,7 @@ function split(buf: Uint8Array, sizes: Int32Array): unknown[] {
   const out: unknown[] = [];
   let at = 0;
   for (const n of sizes) {
-    out.push(v8.deserialize(buf.subarray(at, at + n)));
+    out.push(nodeV8().deserialize(buf.subarray(at, at + n)));
     at += n;
   }
   return out;
@@ -71,7 +71,7 @@ export function bcastObject(comm: Comm, obj: unknown, root: number): unknown {
   comm.Bcast(n, root);
   const buf = data ?? new Uint8Array(n[0]!);
   comm.Bcast(buf, root);
-  return isRoot ? obj : v8.deserialize(buf);
+  return isRoot ? obj : nodeV8().deserialize(buf);
 }
 
 export function gatherObject(comm: Comm, obj: unknown, root: number, call = 'gather'): unknown[] | null {
@@ -105,7 +105,7 @@ export function scatterObject(comm: Comm, objs: unknown, root: number): unknown 
   comm.Scatter(isRoot ? sizes : null, n, root);
   const buf = new Uint8Array(n[0]!);
   comm.Scatterv(isRoot ? [all, [sizes, sizesAndDispls(sizes)], Datatypes.BYTE] : null, buf, root);
-  return v8.deserialize(buf);
+  return nodeV8().deserialize(buf);
 }
 
 export function allgatherObject(comm: Comm, obj: unknown, call = 'allgather'): unknown[] {

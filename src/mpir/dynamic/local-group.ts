@@ -1,4 +1,4 @@
-import v8 from 'node:v8';
+import { nodeV8 } from '../../common/node-v8.js';
 import { MODE_STANDARD, type CoreRequest } from '../../mpid/index.js';
 import type { World } from '../../mpid/world.js';
 import type { CommCore } from '../comm.js';
@@ -12,7 +12,7 @@ import type { CommCore } from '../comm.js';
 /** Every member's value at the root (in rank order), null elsewhere. */
 export function gatherAtRoot<T>(world: World, local: CommCore, root: number, mine: T, tag: number): T[] | null {
   if (local.rank !== root) {
-    waitFree(world, world.engine.isend(v8.serialize(mine), local.worldRanks[root]!, local.ctx + 1, local.rank, tag, MODE_STANDARD));
+    waitFree(world, world.engine.isend(nodeV8().serialize(mine), local.worldRanks[root]!, local.ctx + 1, local.rank, tag, MODE_STANDARD));
     return null;
   }
   const all: T[] = [];
@@ -22,7 +22,7 @@ export function gatherAtRoot<T>(world: World, local: CommCore, root: number, min
 
 /** The root's `value` to every other member (the root's side). */
 export function bcastFromRoot<T>(world: World, local: CommCore, root: number, value: T, tag: number): void {
-  const bytes = v8.serialize(value);
+  const bytes = nodeV8().serialize(value);
   const sends: CoreRequest[] = [];
   for (let r = 0; r < local.size; r++) {
     if (r !== root) sends.push(world.engine.isend(bytes, local.worldRanks[r]!, local.ctx + 1, local.rank, tag, MODE_STANDARD));
@@ -38,7 +38,7 @@ export function receiveFromRoot<T>(world: World, local: CommCore, root: number, 
 function receive<T>(world: World, local: CommCore, from: number, tag: number): T {
   const req = world.engine.irecvAllocating(local.ctx + 1, from, tag);
   world.progress.wait(req);
-  const value = v8.deserialize(req.buf) as T;
+  const value = nodeV8().deserialize(req.buf) as T;
   world.engine.free(req);
   return value;
 }

@@ -1,4 +1,4 @@
-import v8 from 'node:v8';
+import { nodeV8 } from '../../common/node-v8.js';
 import { describe } from '../buffer.js';
 import { type Call, type Schedule, decode, decodeV, decodeW, execute, newSchedule } from '../coll/common.js';
 import { Intracomm } from '../comm.js';
@@ -178,7 +178,7 @@ export abstract class Topocomm extends Intracomm {
 
   /** Collective: each out-neighbour gets obj; the values of the in-neighbours, in order (null for MPI.PROC_NULL). */
   neighbor_allgather<T>(obj: T): Array<T | null> {
-    const bytes = v8.serialize(obj);
+    const bytes = nodeV8().serialize(obj);
     return this.neighborObjects('neighbor_allgather', () => bytes) as Array<T | null>;
   }
 
@@ -189,7 +189,7 @@ export abstract class Topocomm extends Intracomm {
       this.fail('neighbor_alltoall', ErrorClass.ERR_ARG, `objs must be an array of ${nOut} values (one per out-neighbour), ` +
         `got ${Array.isArray(objs) ? `${objs.length} values` : describe(objs)}`);
     }
-    const bytes = objs.map((o) => v8.serialize(o));
+    const bytes = objs.map((o) => nodeV8().serialize(o));
     return this.neighborObjects('neighbor_alltoall', (j) => bytes[j]!) as Array<T | null>;
   }
 
@@ -207,7 +207,7 @@ export abstract class Topocomm extends Intracomm {
       (i) => sizeBytes.subarray(4 * i, 4 * i + 4)), false);
     const received = Array.from(sizes, (n) => (n < 0 ? null : new Uint8Array(n)));
     execute(c, this.neighborSchedule(c, sendBytes, (i) => received[i]!), false);
-    return received.map((b) => (b === null ? null : v8.deserialize(b)));
+    return received.map((b) => (b === null ? null : nodeV8().deserialize(b)));
   }
 
   /** One schedule of a neighbour collective: block i of the receive side from in-neighbour i, block j to out-neighbour j. */
