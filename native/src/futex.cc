@@ -3,6 +3,9 @@
 //   futexWait(cells, index, expected, timeoutMs) -> 'ok' | 'not-equal' | 'timed-out'
 //   futexWake(cells, index, count)               -> number of waiters woken
 //   schedYield()                                 -> undefined: gives up the CPU to a runnable thread
+//   schedBatch()                                 -> boolean: the calling thread now runs under
+//                                                   SCHED_BATCH (false: it ran under another
+//                                                   policy than SCHED_OTHER, left as it was)
 //   membarrierRegister()                         -> boolean: this process takes part in fenceOthers
 //   fenceOthers()                                -> undefined: a full barrier on every CPU that runs
 //                                                   a registered process (membarrier(2))
@@ -100,6 +103,25 @@ Napi::Value SchedYield(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// SCHED_BATCH is SCHED_OTHER without wake-up preemption: a thread woken from its futex waits for
+// the running one to block, yield or use up its slice instead of taking its core at once. With
+// more ranks than cores a rank woken at the end of a collective otherwise preempts a peer that is
+// already inside its next call, which then waits a whole slice for data that is there. A thread
+// under another policy (real-time, SCHED_IDLE) was put there by someone on purpose: left alone.
+Napi::Value SchedBatch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int got = sched_getscheduler(0);
+  const int policy = got & ~SCHED_RESET_ON_FORK;
+  if (got < 0) ThrowSystemError(env, errno, "sched_getscheduler", "cannot read this thread's scheduling policy");
+  if (policy != SCHED_OTHER) return Napi::Boolean::New(env, policy == SCHED_BATCH);
+  struct sched_param param = {};
+  param.sched_priority = 0;
+  if (sched_setscheduler(0, SCHED_BATCH, &param) != 0) {
+    ThrowSystemError(env, errno, "sched_setscheduler", "cannot move this thread to SCHED_BATCH");
+  }
+  return Napi::Boolean::New(env, true);
+}
+
 // The asymmetric fence of the doorbell protocol (common/doorbell.ts): peers that publish with
 // plain stores pay nothing per packet; a rank about to sleep makes every registered process's
 // running CPU execute a full barrier, so their earlier stores are visible to its last check.
@@ -131,6 +153,7 @@ void RegisterFutex(Napi::Env env, Napi::Object exports) {
   exports.Set("futexWait", Napi::Function::New(env, FutexWait, "futexWait"));
   exports.Set("futexWake", Napi::Function::New(env, FutexWakeExport, "futexWake"));
   exports.Set("schedYield", Napi::Function::New(env, SchedYield, "schedYield"));
+  exports.Set("schedBatch", Napi::Function::New(env, SchedBatch, "schedBatch"));
   exports.Set("membarrierRegister", Napi::Function::New(env, MembarrierRegister, "membarrierRegister"));
   exports.Set("fenceOthers", Napi::Function::New(env, FenceOthers, "fenceOthers"));
 }

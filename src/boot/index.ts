@@ -3,7 +3,7 @@ import { createTrace } from '../common/trace.js';
 import { Doorbell, PeerBell } from '../common/doorbell.js';
 import { jobIdFrom } from '../common/segment-names.js';
 import { cardKey, decodeCard, encodeCard, type BusinessCard } from '../mpid/business-card.js';
-import { ASYMMETRIC_FENCE, SLEEP_TIMEOUT_MS, SPIN_POLLS } from '../mpid/config.js';
+import { ASYMMETRIC_FENCE, SCHED_BATCH, SLEEP_TIMEOUT_MS, SPIN_POLLS } from '../mpid/config.js';
 import type { Device, DeviceDescriptor, DeviceWorld, OpenDevice } from '../mpid/device.js';
 import { NO_MEMORY, type MemoryCapabilities, type RmaService } from '../mpid/memory.js';
 import { localKernelId, localNodeId } from '../mpid/node-id.js';
@@ -94,6 +94,8 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     // hosts share one kernel's CPUs): what decides whether a wait may spin.
     const machineRanks = cards.filter((c) => c.kernelId === mine.kernelId).length;
     const spinBudget = Progress.spinBudgetFor(machineRanks, spinPolls);
+    const batch = SCHED_BATCH.read(env);
+    if (batch === '1' || (batch === 'auto' && machineRanks > os.availableParallelism())) addon.schedBatch();
     const plainPublish = asymmetricFenceFor(mine, cards);
     if (plainPublish) doorbell.fenceOthersBeforeSleep();
     let built: World | null = null;

@@ -1,10 +1,20 @@
-import { declareBool, declareInt, declareString } from '../common/config.js';
+import { declareBool, declareChoice, declareInt, declareString } from '../common/config.js';
 
 export const SPIN_POLLS = declareInt({
   name: 'TSMPI_SPIN_POLLS', layer: 'mpid',
   description: 'Idle polls a blocking call spins before it sleeps on its futex; 0 chooses by load ' +
     '(long when the node has a core per rank, short when ranks outnumber cores).',
   default: 0, min: 0, max: 100_000_000,
+});
+
+export const SCHED_BATCH = declareChoice({
+  name: 'TSMPI_SCHED_BATCH', layer: 'mpid',
+  description: "Whether Init moves the rank's main thread to Linux's SCHED_BATCH policy, under which a thread " +
+    'woken from a wait does not preempt the running one: auto when ranks outnumber the cores (with 4 ranks on 2 ' +
+    'cores a rank woken at the end of a Barrier took the core of a peer already in its next Bcast, which then ' +
+    'waited a slice for data that was there; osu_bcast 5-16 us instead of 2-3), 1 always, 0 never. A thread under ' +
+    'another policy than the default is left alone.',
+  default: 'auto', choices: ['auto', '1', '0'],
 });
 
 export const SLEEP_TIMEOUT_MS = declareInt({

@@ -117,6 +117,12 @@ export interface NativeAddon extends UcxBinding, SocketBinding {
   /** sched_yield(2): another runnable thread of this CPU runs first (a peer sharing the core), if any. */
   schedYield(): void;
 
+  /**
+   * Moves the calling thread to SCHED_BATCH (no wake-up preemption); true once it runs under it,
+   * false when it ran under a policy other than SCHED_OTHER, which is left as it was.
+   */
+  schedBatch(): boolean;
+
   /** membarrier(2) REGISTER_GLOBAL_EXPEDITED: whether this process now takes part in fenceOthers. */
   membarrierRegister(): boolean;
   /** membarrier(2) GLOBAL_EXPEDITED: a full barrier on every CPU running a registered process. */
