@@ -1,6 +1,6 @@
 /**
  * Copy throughput into and out of shared memory: TypedArray.set (V8 copies SharedArrayBuffer
- * memory with a relaxed-atomic memcpy) against the addon's memmove (stridedCopy with one block),
+ * memory with a relaxed-atomic memcpy) against the addon's memmove (copyRange),
  * from 256 B to 1 MiB, heap to shared segment and back. This is the measurement behind
  * NATIVE_MIN in src/common/copy.ts. Each cell runs at least 0.2 s after a warm-up. MB/s counts
  * 10^6 bytes.
@@ -37,9 +37,9 @@ for (const len of SIZES) {
   const back = shared.subarray(64, 64 + len);
   const cells = [
     rate(len, () => shared.set(src, 64)),
-    rate(len, () => addon.stridedCopy(heap, 0, 0, shared, 64, 0, len, 1)),
+    rate(len, () => addon.copyRange(heap, 0, shared, 64, len)),
     rate(len, () => heap.set(back, 0)),
-    rate(len, () => addon.stridedCopy(shared, 64, 0, heap, 0, 0, len, 1)),
+    rate(len, () => addon.copyRange(shared, 64, heap, 0, len)),
   ];
   console.log(String(len).padEnd(10) + cells.map((c) => col(c.toFixed(0))).join(''));
 }

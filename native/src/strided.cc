@@ -1,6 +1,7 @@
 // Strided block copy for the datatype engine's pack and unpack (003b §1, direct packing):
 //
 //   stridedCopy(src, srcOff, srcStride, dst, dstOff, dstStride, blockLen, count)
+//   copyRange(src, srcOff, dst, dstOff, len)   one block: stridedCopy's (..., len, 1)
 //
 // copies `count` blocks of `blockLen` bytes, block i from src[srcOff + i*srcStride] to
 // dst[dstOff + i*dstStride]. A vector level of a flattened type is one call: packing gathers
@@ -66,10 +67,32 @@ Napi::Value StridedCopy(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// One block, for the devices' payload copies (common/copy.ts). Its own export because a call's
+// cost is most of a 4-8 KiB copy: node-addon-api keeps up to six arguments in place and
+// allocates an array for more, and each argument is one more conversion (a 4 KiB copy into
+// shared memory: ~0.2 us through stridedCopy's eight arguments, most of it the call).
+Napi::Value CopyRange(const Napi::CallbackInfo& info) {
+  constexpr const char* kCopy = "copyRange";
+  Bytes src = GetBytes(info, 0, kCopy, "src");
+  const int64_t srcOff = GetInteger(info, 1, kCopy, "srcOff", 0, kMaxSafeInteger);
+  Bytes dst = GetBytes(info, 2, kCopy, "dst");
+  const int64_t dstOff = GetInteger(info, 3, kCopy, "dstOff", 0, kMaxSafeInteger);
+  const int64_t len = GetInteger(info, 4, kCopy, "len", 0, kMaxSafeInteger);
+  if (srcOff + len > static_cast<int64_t>(src.length) || dstOff + len > static_cast<int64_t>(dst.length)) {
+    ThrowRangeError(info.Env(), std::string(kCopy) + ": bytes [" + std::to_string(srcOff) + ", " +
+                    std::to_string(srcOff + len) + ") of a source of " + std::to_string(src.length) + " to [" +
+                    std::to_string(dstOff) + ", " + std::to_string(dstOff + len) + ") of a destination of " +
+                    std::to_string(dst.length) + " bytes");
+  }
+  std::memmove(dst.data + dstOff, src.data + srcOff, static_cast<size_t>(len));
+  return info.Env().Undefined();
+}
+
 }  // namespace
 
 void RegisterStrided(Napi::Env env, Napi::Object exports) {
   exports.Set("stridedCopy", Napi::Function::New(env, StridedCopy, kCall));
+  exports.Set("copyRange", Napi::Function::New(env, CopyRange, "copyRange"));
 }
 
 }  // namespace tsmpi

@@ -11,7 +11,8 @@ export const LOOP_MAX = 32;
  * From this many bytes the addon's memmove is used: V8 copies into or out of a
  * SharedArrayBuffer (every shared segment) with a relaxed-atomic memcpy of about 20-23 GB/s,
  * libc's memmove reaches 45-85 GB/s in cache and 50 GB/s from memory on this machine, and the
- * ~0.2 µs of a native call is repaid from about 4 KiB (node dist/bench/native/copy-throughput.js).
+ * ~0.15 µs of a native call (copyRange: five arguments; stridedCopy's eight took ~0.2) is repaid
+ * from about 4 KiB (node dist/bench/native/copy-throughput.js).
  */
 const NATIVE_MIN = 4096;
 
@@ -23,7 +24,7 @@ export function copyBytes(src: Uint8Array, srcOff: number, dst: Uint8Array, dstO
   if (len <= LOOP_MAX) {
     for (let i = 0; i < len; i++) dst[dstOff + i] = src[srcOff + i]!;
   } else if (len >= NATIVE_MIN) {
-    addon.stridedCopy(src, srcOff, 0, dst, dstOff, 0, len, 1);
+    addon.copyRange(src, srcOff, dst, dstOff, len);
   } else if (srcOff === 0 && len === src.length) {
     dst.set(src, dstOff);
   } else {

@@ -208,6 +208,14 @@ export interface NativeAddon extends UcxBinding, SocketBinding {
               blockLen: number, count: number): void;
 
   /**
+   * Copies src[srcOff .. srcOff+len) to dst[dstOff ..) (memmove): stridedCopy's one-block case,
+   * with the five arguments a call can take without allocating (common/copy.ts).
+   *
+   * @throws RangeError (code 'EINVAL') when either range lies outside its buffer.
+   */
+  copyRange(src: BufferLike, srcOff: number, dst: BufferLike, dstOff: number, len: number): void;
+
+  /**
    * inout[i] = in[i] op inout[i] over `count` elements (predefined MPI ops; bit-identical to
    * src/mpir/op.ts's loops). op: 0 SUM, 1 PROD, 2 MAX, 3 MIN, 4 LAND, 5 LOR, 6 LXOR, 7 BAND,
    * 8 BOR, 9 BXOR; kind: 0 int8, 1 uint8, 2 int16, 3 uint16, 4 int32, 5 uint32, 6 int64,

@@ -68,3 +68,36 @@ describe('stridedCopy', () => {
     assert.throws(() => addon.stridedCopy(src, 0, 8, 'x' as unknown as Uint8Array, 0, 2, 2, 1), TypeError);
   });
 });
+
+describe('copyRange', () => {
+  test('copies exactly the range, between heap and shared memory, views with a byte offset, overlapping', () => {
+    const shared = new Uint8Array(new SharedArrayBuffer(20_000));
+    for (const len of [0, 1, 7, 33, 4095, 4096, 8193]) {
+      const src = new Uint8Array(randomBytes(len + 11));
+      shared.fill(0x5a);
+      addon.copyRange(src, 3, shared, 17, len);
+      const want = new Uint8Array(20_000).fill(0x5a);
+      want.set(src.subarray(3, 3 + len), 17);
+      assert.deepEqual(shared, want, `into shared memory, ${len} bytes`);
+      const view = new Uint8Array(new ArrayBuffer(len + 40), 9, len + 20).fill(0xee);
+      addon.copyRange(shared, 17, view, 5, len);
+      const wantView = new Uint8Array(len + 20).fill(0xee);
+      wantView.set(src.subarray(3, 3 + len), 5);
+      assert.deepEqual(view, wantView, `out of shared memory into a view at byte offset 9, ${len} bytes`);
+    }
+    // Overlapping ranges of one buffer behave as memmove.
+    const one = Uint8Array.from({ length: 64 }, (_, i) => i);
+    addon.copyRange(one, 0, one, 8, 40);
+    assert.deepEqual([...one.subarray(8, 48)], Array.from({ length: 40 }, (_, i) => i));
+  });
+
+  test('a range outside either buffer throws RangeError before copying', () => {
+    const src = new Uint8Array(100).fill(1);
+    const dst = new Uint8Array(50);
+    assert.throws(() => addon.copyRange(src, 90, dst, 0, 11), (e: Error & { code?: string }) =>
+      e instanceof RangeError && e.code === 'EINVAL' && /copyRange: bytes \[90, 101\) of a source of 100/.test(e.message));
+    assert.throws(() => addon.copyRange(src, 0, dst, 45, 6), RangeError);
+    assert.throws(() => addon.copyRange(src, -1, dst, 0, 1), RangeError);
+    assert.deepEqual(dst, new Uint8Array(50), 'nothing was copied');
+  });
+});
