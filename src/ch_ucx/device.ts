@@ -1,5 +1,6 @@
 import { createTrace } from '../common/trace.js';
 import { copyBytes } from '../common/copy.js';
+import { startAsDoubles } from '../common/double-fields.js';
 import { TsmpiError } from '../common/errors.js';
 import {
   addon, UCS_ERR_ENDPOINT_TIMEOUT, UCS_ERR_NO_RESOURCE, UCX_CQ_ENTRY_WORDS, UCX_CQ_EP_FAILED, UCX_CQ_RECV, UCX_CQ_SEND, UCX_CTL_CQ_HEAD,
@@ -125,10 +126,10 @@ export class UcxDevice implements Device {
   readonly sendsNeedProgress = true;
   readonly limits: DeviceLimits;
   /** Counters read through MPI.T and --stats. */
-  readonly counters = {
+  readonly counters = startAsDoubles({
     eager: 0, held: 0, staged: 0, rndv: 0, rndvBytes: 0, iovSends: 0, iovRecvs: 0, eagerHeld: 0, eagerDescriptors: 0, pullWaits: 0,
     wakes: 0,
-  };
+  }, 'rndvBytes');
   private sink: PacketSink | null = null;
   private readonly worker;
   private readonly control: Int32Array;

@@ -1,5 +1,6 @@
 import { createTrace } from '../common/trace.js';
 import { copyBytes } from '../common/copy.js';
+import { startAsDoubles } from '../common/double-fields.js';
 import {
   CONTROL_PAYLOAD_MAX, HINT_INLINE, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_GRANT, NO_ROOM, SENT, SENT_HOLDING,
   type Device, type PackedData, type PacketSink,
@@ -63,7 +64,8 @@ export class Engine implements PacketSink {
   /** The devices progress polls: all but those that deliver on send. */
   private readonly polled: Device[];
   /** Read through MPI.T and `tsmpiexec --stats` (engine-pvars.ts describes each). */
-  readonly counters = { eagerSends: 0, eagerBytes: 0, rndvSends: 0, rndvBytes: 0, eagerFallbacks: 0, unexpected: 0, parked: 0 };
+  readonly counters = startAsDoubles({ eagerSends: 0, eagerBytes: 0, rndvSends: 0, rndvBytes: 0, eagerFallbacks: 0, unexpected: 0, parked: 0 },
+    'eagerBytes', 'rndvBytes');
   /**
    * Sends per device and protocol: for the device at index d of `devices`, words 4d .. 4d+3
    * hold eager messages, eager bytes, rendezvous messages, rendezvous bytes (sentVia).

@@ -91,6 +91,7 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
       burst(comm, next, prev, out.subarray(0, n), into.subarray(0, n));
     }
   }
+  failedRetry(world, comm, me, next, prev);
   settleYoungGeneration();
 }
 
@@ -123,7 +124,11 @@ function exchange(comm: Intracomm, next: number, prev: number, big: Uint8Array, 
 function paths(comm: Intracomm, next: number, prev: number, big: Uint8Array, wraps: number): void {
   for (const n of PATH_SIZES) exchange(comm, next, prev, big, n);
   for (let i = 0; i < wraps; i++) exchange(comm, next, prev, big, 40_000);
-  if (wraps > 0) parkedReply(comm, next, prev, big);
+  if (wraps > 0) {
+    parkedReply(comm, next, prev, big);
+    eagerRingFull(comm, next, prev, big);
+    unexpectedRendezvous(comm, next, prev, big);
+  }
 }
 
 /**
@@ -150,6 +155,90 @@ function parkedReply(comm: Intracomm, next: number, prev: number, big: Uint8Arra
   for (let i = 0; i < FILL_MESSAGES; i++) r[2 + i] = comm.Isend(EMPTY, prev, TAG + 1);
   for (let i = 0; i < FILL_MESSAGES; i++) r[2 + FILL_MESSAGES + i] = comm.Irecv(EMPTY, next, TAG + 1);
   Request.Waitall(r);
+}
+
+/** 40 KB messages sent at once to the next rank, more than its eager ring holds (512 KiB by default). */
+const OVERFLOW_MESSAGES = 16;
+/** 40 KB messages sent after the ring's slots are full, so they wait in the parked queue. */
+const PARKED_MESSAGES = 8;
+const overflowRequests = new Array<Request>(2 * (OVERFLOW_MESSAGES + FILL_MESSAGES + PARKED_MESSAGES));
+
+/**
+ * Sends the pair's eager ring cannot take: every rank sends OVERFLOW_MESSAGES of 40 KB, then
+ * fills the ring's slots with empty messages, then sends PARKED_MESSAGES more of 40 KB, before
+ * it receives anything, so (the ranks doing the same at once, none draining its ring meanwhile)
+ * the first sends find the eager ring full and go by rendezvous, and the last are parked and
+ * meet the full ring again when they are retried. osu_bw's windows of 16-64 KiB do both; V8 had
+ * compiled the sends without those branches and threw them away there, in the first timed row
+ * of every fresh job (a recompile of the send path while the peer waited).
+ */
+function eagerRingFull(comm: Intracomm, next: number, prev: number, big: Uint8Array): void {
+  const half = big.length / 2;
+  const r = overflowRequests;
+  let k = 0;
+  for (let i = 0; i < OVERFLOW_MESSAGES; i++) r[k++] = comm.Isend(big.subarray(0, 40_000), next, TAG + 2);
+  for (let i = 0; i < FILL_MESSAGES; i++) r[k++] = comm.Isend(EMPTY, next, TAG + 2);
+  for (let i = 0; i < PARKED_MESSAGES; i++) r[k++] = comm.Isend(big.subarray(0, 40_000), next, TAG + 2);
+  for (let i = 0; i < OVERFLOW_MESSAGES; i++) r[k++] = comm.Irecv(big.subarray(half, half + 40_000), prev, TAG + 2);
+  for (let i = 0; i < FILL_MESSAGES; i++) r[k++] = comm.Irecv(EMPTY, prev, TAG + 2);
+  for (let i = 0; i < PARKED_MESSAGES; i++) r[k++] = comm.Irecv(big.subarray(half, half + 40_000), prev, TAG + 2);
+  Request.Waitall(r);
+}
+
+/**
+ * A rendezvous that arrives before its receive is posted: the blocking Probe returns once the
+ * previous rank's request-to-send waits in our unexpected queue, and the receive takes it from
+ * there. Without it the first such arrival in a program (osu_bw's 32 and 64 KiB windows, when the
+ * receiver posts late) threw away the compiled receive path and compiled it again while the peer
+ * waited: one row of one fresh job in five ran at 2-4 GB/s instead of 17-20.
+ */
+function unexpectedRendezvous(comm: Intracomm, next: number, prev: number, big: Uint8Array): void {
+  const half = big.length / 2;
+  pathRequests[1] = comm.Isend(big.subarray(0, PATH_MAX), next, TAG + 3);
+  comm.Probe(prev, TAG + 3);
+  pathRequests[0] = comm.Irecv(big.subarray(half, half + PATH_MAX), prev, TAG + 3);
+  Request.Waitall(pathRequests);
+}
+
+/** How long a rank sleeps in failedRetry without polling its rings (ms). */
+const DEAF_MS = 1;
+const deafCell = new Int32Array(new SharedArrayBuffer(4));
+/** Most empty messages failedRetry sends to fill a ring (a ring of TSMPI_SHMEM_SLOTS' largest size). */
+const RETRY_FILL_MAX = 4097;
+const retrySends: Request[] = [];
+const retryRecvs: Request[] = [];
+/** Counts sent and received: apart, as the send may still be in flight when the receive lands. */
+const retrySent = new Int32Array(1);
+const retryGot = new Int32Array(1);
+
+/**
+ * A parked send whose retry fails: each rank sends empty messages to the next rank until one is
+ * parked (the ring is full), and the next rank sleeps a millisecond without polling, so the
+ * retry of that send finds the ring still full and puts it back at the front of the parked
+ * queue, as its only entry. In three phases (even ranks sleep, odd ranks sleep, the first rank
+ * sleeps) every rank meets a sleeping next rank. osu_bw's default table parks such sends at
+ * 1-4 MiB in its untimed pass; the engine's waits, compiled without that branch, were thrown away
+ * there and compiled again in the first timed row. The receiver learns the count from a message
+ * on its own tag, sent once the others have gone (its Recv drains the ring meanwhile).
+ */
+function failedRetry(world: World, comm: Intracomm, me: number, next: number, prev: number): void {
+  const counters = world.engine.counters;
+  for (let phase = 0; phase < 3; phase++) {
+    const deaf = phase < 2 ? (me & 1) === phase : me === 0;
+    const parked = counters.parked;
+    retrySends.length = 0;
+    while (counters.parked === parked && retrySends.length < RETRY_FILL_MAX) retrySends.push(comm.Isend(EMPTY, next, TAG + 4));
+    if (deaf) Atomics.wait(deafCell, 0, 0, DEAF_MS);
+    // The parked send is the queue's only entry while it is retried; the count goes after it.
+    Request.Waitall(retrySends);
+    retrySent[0] = retrySends.length;
+    const counted = comm.Isend(retrySent, next, TAG + 5);
+    comm.Recv(retryGot, prev, TAG + 5);
+    retryRecvs.length = 0;
+    for (let i = 0; i < retryGot[0]!; i++) retryRecvs.push(comm.Irecv(EMPTY, prev, TAG + 4));
+    Request.Waitall(retryRecvs);
+    counted.Wait();
+  }
 }
 
 /** Sizes of the warm-up's windows: unexpected buffers come in power-of-two classes, each made once. */
