@@ -167,10 +167,11 @@ const overflowRequests = new Array<Request>(2 * (OVERFLOW_MESSAGES + FILL_MESSAG
  * Sends the pair's eager ring cannot take: every rank sends OVERFLOW_MESSAGES of 40 KB, then
  * fills the ring's slots with empty messages, then sends PARKED_MESSAGES more of 40 KB, before
  * it receives anything, so (the ranks doing the same at once, none draining its ring meanwhile)
- * the first sends find the eager ring full and go by rendezvous, and the last are parked and
- * meet the full ring again when they are retried. osu_bw's windows of 16-64 KiB do both; V8 had
- * compiled the sends without those branches and threw them away there, in the first timed row
- * of every fresh job (a recompile of the send path while the peer waited).
+ * the later 40 KB sends find the eager ring full and go by rendezvous, and the last are parked
+ * behind the empty ones (when they are retried the eager ring may still be full; that branch is
+ * not certain to be seen). osu_bw's windows of 16-64 KiB fill the eager ring; V8 had compiled the
+ * sends without that branch and threw them away in the first timed row of every fresh job (a
+ * recompile of the send path while the peer waited).
  */
 function eagerRingFull(comm: Intracomm, next: number, prev: number, big: Uint8Array): void {
   const half = big.length / 2;
