@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { createTrace } from '../common/trace.js';
+import { ranksOutnumberCores } from '../common/cores.js';
 import { Doorbell, PeerBell } from '../common/doorbell.js';
 import { jobIdFrom } from '../common/segment-names.js';
 import { cardKey, decodeCard, encodeCard, type BusinessCard } from '../mpid/business-card.js';
@@ -95,7 +96,7 @@ export function bootstrap(env: NodeJS.ProcessEnv = process.env, registered: read
     const machineRanks = cards.filter((c) => c.kernelId === mine.kernelId).length;
     const spinBudget = Progress.spinBudgetFor(machineRanks, spinPolls);
     const batch = SCHED_BATCH.read(env);
-    if (batch === '1' || (batch === 'auto' && machineRanks > os.availableParallelism())) addon.schedBatch();
+    if (batch === '1' || (batch === 'auto' && ranksOutnumberCores(machineRanks))) addon.schedBatch();
     const plainPublish = asymmetricFenceFor(mine, cards);
     if (plainPublish) doorbell.fenceOthersBeforeSleep();
     let built: World | null = null;

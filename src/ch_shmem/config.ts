@@ -1,5 +1,5 @@
 import { ConfigError } from '../common/errors.js';
-import os from 'node:os';
+import { ranksOutnumberCores } from '../common/cores.js';
 import { declareChoice, declareInt } from '../common/config.js';
 import { DIRECT_PACK_MIN } from '../mpid/config.js';
 import { FRAME_BYTES, SLOT_BYTES } from './frame.js';
@@ -79,7 +79,7 @@ export interface ShmemConfig {
  */
 export function singleCopyFor(choice: 'auto' | '1' | '0', localRanks: number): boolean {
   if (choice !== 'auto') return choice === '1';
-  return localRanks > os.availableParallelism();
+  return ranksOutnumberCores(localRanks);
 }
 
 export function readShmemConfig(env: NodeJS.ProcessEnv = process.env): ShmemConfig {

@@ -1,4 +1,4 @@
-import os from 'node:os';
+import { ranksOutnumberCores } from '../common/cores.js';
 import { addon } from '../native/addon.js';
 import type { WakeHandle } from './device.js';
 import type { Engine } from './engine.js';
@@ -42,7 +42,7 @@ export class Progress {
 
   static spinBudgetFor(localRanks: number, configured: number): number {
     if (configured > 0) return configured;
-    return localRanks <= os.availableParallelism() ? SPIN_DEDICATED : SPIN_SHARED;
+    return ranksOutnumberCores(localRanks) ? SPIN_SHARED : SPIN_DEDICATED;
   }
 
   /** One step of a blocking wait: progress, or after the spin budget, sleep until woken. */
