@@ -3,8 +3,16 @@
  * time from starting the launcher (tsmpiexec; MPICH's mpiexec) to the last rank returning from
  * Init, and the shared memory a rank has mapped then (RssShmem, the largest of the ranks), the
  * median over -i runs, alternating tsmpi and MPICH. Plain `node`, fresh processes, one node.
- * The last column, node up, is tsmpi's time to the last rank's program starting, before it
- * imports tsmpi: what the launcher and Node's own start take of the whole.
+ * The column node up is tsmpi's time to the last rank's program starting, before it imports
+ * tsmpi: what the launcher and Node's own start take of the whole.
+ *
+ * Where the environment sets NODE_EXTRA_CA_CERTS, Node 20 reads and parses that file at every
+ * process start, TLS or not (nodejs/node#40524; Node 25 loads it off-thread and only with `tls`,
+ * nodejs/node#59856): ~55 ms of CPU a process for a system bundle on this project's VM, against
+ * an MPICH rank's few. The launcher passes the user's environment on unchanged (a rank may need
+ * those certificates), so the main columns include it; the last two columns run the same tsmpi
+ * jobs with NODE_EXTRA_CA_CERTS removed, in the same rounds, to show what is Node's and what is
+ * tsmpi's.
  *   node dist/bench/launch/startup.js [-i RUNS] [--no-mpich] [N...]     (default 2 4 8 16 32 64)
  */
 import { spawnSync } from 'node:child_process';
@@ -35,9 +43,9 @@ if (counts.length === 0) counts.push(2, 4, 8, 16, 32, 64);
 interface Sample { readonly ms: number; readonly shmemKib: number; readonly startedMs: number }
 
 /** Runs one job: the last rank's Init time, the largest RssShmem among the ranks, the last program start. */
-function runOnce(command: string[], n: number): Sample {
+function runOnce(command: string[], n: number, base: NodeJS.ProcessEnv = process.env): Sample {
   const t0 = Date.now();
-  const env = { ...process.env, TSMPI_BENCH_T0: String(t0) };
+  const env = { ...base, TSMPI_BENCH_T0: String(t0) };
   const res = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', env, timeout: 300_000 });
   if (res.status !== 0) throw new Error(`${command.join(' ')} failed (${res.status ?? res.signal}): ${res.stderr}`);
   const rows = [...res.stdout.matchAll(/init-done rank \d+ ms ([\d.]+) shmem-kib (-?\d+)(?: started-ms ([\d.]+))?/g)];
@@ -61,6 +69,10 @@ function buildMpich(): string | null {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const extraCaFile = process.env.NODE_EXTRA_CA_CERTS ?? '';
+/** The environment without NODE_EXTRA_CA_CERTS, when it sets one (the last columns' jobs). */
+const withoutExtraCa: NodeJS.ProcessEnv | null = extraCaFile === '' ? null : { ...process.env };
+if (withoutExtraCa !== null) delete withoutExtraCa.NODE_EXTRA_CA_CERTS;
 const mpichExe = withMpich ? buildMpich() : null;
 if (withMpich && mpichExe === null) console.log('# MPICH: mpicc not found, tsmpi only (apt-get install mpich libmpich-dev)');
 console.log('# tsmpi start-up: launcher start to the last rank returning from Init, and RssShmem per rank then');
@@ -68,14 +80,22 @@ console.log(`# ${runs} runs per count, medians; ratio = tsmpi / MPICH`);
 console.log('# node up: launcher start to the last rank\'s program starting, before it imports tsmpi (the launcher and Node\'s own start)');
 reportNodeStartCost();
 reportPageFaults();
+if (withoutExtraCa !== null) {
+  console.log('# no-CA Init: the same tsmpi job with NODE_EXTRA_CA_CERTS removed from its environment (Node\'s start ' +
+    'without the certificate file), run in the same rounds; its ratio is against the same MPICH figure');
+}
+const noCaHeader = withoutExtraCa === null ? '' : `${'no-CA Init (ms)'.padStart(16)}${'ratio'.padStart(7)}`;
 console.log(`# ${'Ranks'.padEnd(6)}${'tsmpi Init (ms)'.padStart(16)}${'MPICH Init (ms)'.padStart(16)}${'ratio'.padStart(7)}` +
-  `${'tsmpi shm (MB)'.padStart(16)}${'MPICH shm (MB)'.padStart(16)}${'ratio'.padStart(7)}${'node up (ms)'.padStart(14)}`);
+  `${'tsmpi shm (MB)'.padStart(16)}${'MPICH shm (MB)'.padStart(16)}${'ratio'.padStart(7)}${'node up (ms)'.padStart(14)}${noCaHeader}`);
 for (const n of counts) {
   const ours: Sample[] = [];
   const theirs: Sample[] = [];
+  const oursNoCa: Sample[] = [];
+  const job = [process.execPath, tsmpiexec, '-n', String(n), process.execPath, rankProgram];
   for (let r = 0; r < runs; r++) {
-    ours.push(runOnce([process.execPath, tsmpiexec, '-n', String(n), process.execPath, rankProgram], n));
+    ours.push(runOnce(job, n));
     if (mpichExe !== null) theirs.push(runOnce(['mpiexec', '-n', String(n), mpichExe], n));
+    if (withoutExtraCa !== null) oursNoCa.push(runOnce(job, n, withoutExtraCa));
   }
   const t = median(ours.map((s) => s.ms));
   const m = median(ours.map((s) => s.shmemKib)) / 1024;
@@ -89,6 +109,11 @@ for (const n of counts) {
     cells.push('-'.padStart(16), '-'.padStart(7), m.toFixed(2).padStart(16), '-'.padStart(16), '-'.padStart(7));
   }
   cells.push(median(ours.map((s) => s.startedMs)).toFixed(1).padStart(14));
+  if (oursNoCa.length > 0) {
+    const tn = median(oursNoCa.map((s) => s.ms));
+    const ratio = theirs.length > 0 ? (tn / median(theirs.map((s) => s.ms))).toFixed(2) : '-';
+    cells.push(tn.toFixed(1).padStart(16), ratio.padStart(7));
+  }
   console.log(`  ${cells.join('')}`);
 }
 
@@ -99,15 +124,12 @@ for (const n of counts) {
  * Node has used when a program starts, with and without it, medians of 5).
  */
 function reportNodeStartCost(): void {
-  const file = process.env.NODE_EXTRA_CA_CERTS;
-  if (file === undefined || file === '') return;
+  if (withoutExtraCa === null) return;
   // The CPU the process has used when its program starts: Node's own start.
   const probe = 'const u = process.cpuUsage(); console.log(u.user + u.system)';
   const cpuMs = (env: NodeJS.ProcessEnv): number => medianOfNode(5, ['-e', probe], { env }) / 1000;
-  const without = { ...process.env };
-  delete without.NODE_EXTRA_CA_CERTS;
-  console.log(`# NODE_EXTRA_CA_CERTS is set (${file}): Node parses it at every start; Node used ` +
-    `${cpuMs(process.env).toFixed(0)} ms of CPU before its program with it and ${cpuMs(without).toFixed(0)} without ` +
+  console.log(`# NODE_EXTRA_CA_CERTS is set (${extraCaFile}): Node parses it at every start; Node used ` +
+    `${cpuMs(process.env).toFixed(0)} ms of CPU before its program with it and ${cpuMs(withoutExtraCa).toFixed(0)} without ` +
     '(medians of 5), in every rank');
 }
 
