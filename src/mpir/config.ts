@@ -180,7 +180,8 @@ export const WARMUP = declareChoice({
     'message path before the program\'s first message (a fresh job\'s first 8-byte ping-pongs took 3-5 us, 0.15 once ' +
     'optimized), then writes V8\'s young generation through once and keeps its size (src/mpir/young-generation.ts: ' +
     'fresh pages fault at first touch, one every ~80 messages). auto: when the node\'s ranks each have a core (Init ' +
-    'of 2 ranks then takes ~0.1 s longer); on: always; off: never.',
+    'of 2 ranks then takes ~0.4 s longer on this project\'s 2-vCPU VM, mostly V8 compiling the path: 33-62 ms without ' +
+    'it, 420-537 with it); on: always; off: never.',
   default: 'auto', choices: ['auto', 'on', 'off'] as const,
 });
 
