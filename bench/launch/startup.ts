@@ -7,8 +7,8 @@
  * tsmpi: what the launcher and Node's own start take of the whole.
  *
  * Where the environment sets NODE_EXTRA_CA_CERTS, Node 20 reads and parses that file at every
- * process start, TLS or not (nodejs/node#40524; Node 25 loads it off-thread and only with `tls`,
- * nodejs/node#59856): ~55 ms of CPU a process for a system bundle on this project's VM, against
+ * process start, TLS or not (nodejs/node#40524; later versions load it off-thread and only with
+ * `tls`, nodejs/node#59856): ~55 ms of CPU a process for a system bundle on this project's VM, against
  * an MPICH rank's few. The launcher passes the user's environment on unchanged (a rank may need
  * those certificates), so the main columns include it; the last two columns run the same tsmpi
  * jobs with NODE_EXTRA_CA_CERTS removed, in the same rounds, to show what is Node's and what is
