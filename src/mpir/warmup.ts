@@ -226,6 +226,8 @@ function failedRetry(world: World, comm: Intracomm, me: number, next: number, pr
   const counters = world.engine.counters;
   for (let phase = 0; phase < 3; phase++) {
     const deaf = phase < 2 ? (me & 1) === phase : me === 0;
+    // The count of parks, not engine.parkedCount: a control reply of an earlier phase may still
+    // wait in the parked queue, and only a new park says that one of these sends found it full.
     const parked = counters.parked;
     retrySends.length = 0;
     while (counters.parked === parked && retrySends.length < RETRY_FILL_MAX) retrySends.push(comm.Isend(EMPTY, next, TAG + 4));
