@@ -1,6 +1,5 @@
 import { createTrace } from '../common/trace.js';
 import { copyBytes } from '../common/copy.js';
-import { startAsDoubles } from '../common/double-fields.js';
 import {
   CONTROL_PAYLOAD_MAX, HINT_INLINE, HINT_MAY_BUFFER, HINT_NO_BUFFER, NO_EAGER_ROOM, NO_GRANT, NO_ROOM, SENT, SENT_HOLDING,
   type Device, type PackedData, type PacketSink,
@@ -64,11 +63,11 @@ export class Engine implements PacketSink {
   /** The devices progress polls: all but those that deliver on send. */
   private readonly polled: Device[];
   /** Read through MPI.T and `tsmpiexec --stats` (engine-pvars.ts describes each). */
-  readonly counters = startAsDoubles({ eagerSends: 0, eagerBytes: 0, rndvSends: 0, rndvBytes: 0, eagerFallbacks: 0, unexpected: 0, parked: 0 },
-    'eagerBytes', 'rndvBytes');
+  readonly counters = { eagerFallbacks: 0, unexpected: 0, parked: 0 };
   /**
    * Sends per device and protocol: for the device at index d of `devices`, words 4d .. 4d+3
-   * hold eager messages, eager bytes, rendezvous messages, rendezvous bytes (sentVia).
+   * hold eager messages, eager bytes, rendezvous messages, rendezvous bytes (sentVia, sentTotal).
+   * The one count of sends: the totals are summed from it when read, not kept beside it.
    */
   private sentByDevice: Float64Array;
   /** Index in `devices` of the device that carries each peer. */
@@ -130,6 +129,14 @@ export class Engine implements PacketSink {
     const d = this.devices.findIndex((x) => x.name === name);
     if (d < 0) return 0;
     return this.sentByDevice[4 * d + (protocol === 'eager' ? 0 : 2) + (what === 'messages' ? 0 : 1)]!;
+  }
+
+  /** What went to peers by `protocol` through all devices: messages and bytes. */
+  sentTotal(protocol: 'eager' | 'rndv', what: 'messages' | 'bytes'): number {
+    const word = (protocol === 'eager' ? 0 : 2) + (what === 'messages' ? 0 : 1);
+    let total = 0;
+    for (let d = 0; d < this.devices.length; d++) total += this.sentByDevice[4 * d + word]!;
+    return total;
   }
 
   /** Counts a send that left by eager (word 0) or rendezvous (word 2). */
@@ -196,7 +203,7 @@ export class Engine implements PacketSink {
     writeMessageHeader(this.hdr, PKT_EAGER, 0, ctx, src, tag, len, NO_SENDER_REQUEST);
     const result = dev.sendPacket(peer, this.hdr, buf, 0, len, null, HINT_MAY_BUFFER);
     if (result === SENT) {
-      this.countEager(peer, len);
+      this.countSent(peer, 0, len);
       return this.sendDone;
     }
     const r = this.newSend(buf, peer, ctx, src, tag, MODE_STANDARD, null);
@@ -229,13 +236,6 @@ export class Engine implements PacketSink {
     r.pendingType = PKT_RTS;
   }
 
-  /** Counts an eager send to `peer` (MPI.T and --stats). */
-  private countEager(peer: number, len: number): void {
-    this.counters.eagerSends++;
-    this.counters.eagerBytes += len;
-    this.countSent(peer, 0, len);
-  }
-
   private trySend(r: Request): boolean {
     const dev = this.deviceOf[r.peer]!;
     const hdr = this.hdr;
@@ -245,13 +245,13 @@ export class Engine implements PacketSink {
       // The user's buffer stays untouched until the request completes: a device may hold it.
       const result = dev.sendPacket(r.peer, hdr, r.buf, 0, len, r.packed, HINT_MAY_BUFFER, r.packed === null ? r.id : -1);
       if (result === SENT) {
-        this.countEager(r.peer, len);
+        this.countSent(r.peer, 0, len);
         r.sendGot |= SEND_DATA_GONE;
         this.checkSendDone(r);
         return true;
       }
       if (result === SENT_HOLDING) {
-        this.countEager(r.peer, len);
+        this.countSent(r.peer, 0, len);
         return true; // onSendDone follows
       }
       if (result !== NO_EAGER_ROOM) return false;
@@ -263,8 +263,6 @@ export class Engine implements PacketSink {
       r.keep = dev.describeSource(r.peer, r.buf, r.packed, r.desc);
       writeMessageHeader(hdr, PKT_RTS, 0, r.ctx, r.rank, r.tag, len, r.id);
       if (dev.sendPacket(r.peer, hdr, r.descBytes, 0, dev.limits.rndvDescWords * 4, null, HINT_NO_BUFFER) !== SENT) return false;
-      this.counters.rndvSends++;
-      this.counters.rndvBytes += len;
       this.countSent(r.peer, 2, len);
       return true;
     }

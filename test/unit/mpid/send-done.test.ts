@@ -134,7 +134,8 @@ describe('Engine.isendStandard: sends that complete inside the call', () => {
     assert.equal(device.sent[0]!.type, PKT_RTS);
     assert.equal(device.sent[0]!.sreq, r.id);
     assert.equal(engine.counters.eagerFallbacks, 1);
-    assert.equal(engine.counters.eagerSends, 0);
+    assert.equal(engine.sentTotal('eager', 'messages'), 0);
+    assert.equal(engine.sentTotal('rndv', 'messages'), 1);
   });
 
   it('a message above eagerMax takes the full way (rendezvous)', () => {
