@@ -22,7 +22,24 @@ const NATIVE_MIN = 4096;
  */
 export function copyBytes(src: Uint8Array, srcOff: number, dst: Uint8Array, dstOff: number, len: number): void {
   if (len <= LOOP_MAX) {
-    for (let i = 0; i < len; i++) dst[dstOff + i] = src[srcOff + i]!;
+    // Eight bytes a turn, written out: V8 unrolls no loop, and a turn's counter, test and
+    // branch cost as much as its copy. The short protocol's 8- and 16-byte messages took 8-15 %
+    // less engine time on each side this way, 32-byte receives 21 % (bench/native/message-path.js
+    // against the plain loop, rows alternating).
+    let i = 0;
+    for (; i + 8 <= len; i += 8) {
+      const d = dstOff + i;
+      const s = srcOff + i;
+      dst[d] = src[s]!;
+      dst[d + 1] = src[s + 1]!;
+      dst[d + 2] = src[s + 2]!;
+      dst[d + 3] = src[s + 3]!;
+      dst[d + 4] = src[s + 4]!;
+      dst[d + 5] = src[s + 5]!;
+      dst[d + 6] = src[s + 6]!;
+      dst[d + 7] = src[s + 7]!;
+    }
+    for (; i < len; i++) dst[dstOff + i] = src[srcOff + i]!;
   } else if (len >= NATIVE_MIN) {
     addon.copyRange(src, srcOff, dst, dstOff, len);
   } else if (srcOff === 0 && len === src.length) {
