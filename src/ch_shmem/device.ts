@@ -270,7 +270,7 @@ export class ShmemDevice implements Device {
     const bytes = this.outBytes[peer]!;
     if (packed !== null) packed.pack(0, len, bytes, to);
     else if (payload !== null) copyBytes(payload, off, bytes, to, len);
-    // One slot never needs a skip: the ring's slot count is a power of two.
+    // A packet of one slot always fits before the ring's end: no skip.
     const at = this.outRing[peer]! + pos * SLOT_WORDS;
     writeFrame(words, at, hdr, len | INFO_IN_EAGER_RING);
     // A large copy may use non-temporal stores, which only a fence (the locked store) orders.
@@ -560,7 +560,6 @@ export class ShmemDevice implements Device {
   close(): void {}
 }
 
-/** Slots a packet with `len` payload bytes takes inside the ring. */
 /**
  * A packet's frame but its sequence word: mpid's header (opaque here) and INFO. The header's
  * words are copied unrolled: a loop over them cost ~10 ns of a 55 ns short send (its bounds
@@ -577,6 +576,7 @@ function writeFrame(words: Int32Array, at: number, hdr: Int32Array, info: number
   words[at + F_INFO] = info;
 }
 
+/** Slots a packet with `len` payload bytes takes inside the ring. */
 function slotsFor(len: number): number {
   return ((FRAME_BYTES + len + SLOT_BYTES - 1) / SLOT_BYTES) | 0;
 }
