@@ -129,7 +129,7 @@ function measure(pair: Pair, size: number, windows: number): [number, number, nu
   const { sender, receiver, sends, requests } = pair;
   let send = 0;
   let post = 0;
-  let process = 0;
+  let processing = 0;
   for (let w = 0; w < windows; w++) {
     const t0 = performance.now();
     for (let j = 0; j < WINDOW; j++) sends[j] = sender.isendStandard(out, 1, CTX, 0, TAG);
@@ -156,10 +156,10 @@ function measure(pair: Pair, size: number, windows: number): [number, number, nu
     pair.delivered += WINDOW;
     send += t1 - t0;
     post += t2 - t1;
-    process += t3 - t2;
+    processing += t3 - t2;
   }
   const ns = (ms: number) => (ms * 1e6) / (windows * WINDOW);
-  return [ns(send), ns(post), ns(process)];
+  return [ns(send), ns(post), ns(processing)];
 }
 
 function median(values: number[]): number {

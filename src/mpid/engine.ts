@@ -128,12 +128,12 @@ export class Engine implements PacketSink {
   sentVia(name: string, protocol: 'eager' | 'rndv', what: 'messages' | 'bytes'): number {
     const d = this.devices.findIndex((x) => x.name === name);
     if (d < 0) return 0;
-    return this.sentByDevice[4 * d + (protocol === 'eager' ? 0 : 2) + (what === 'messages' ? 0 : 1)]!;
+    return this.sentByDevice[4 * d + sentWord(protocol, what)]!;
   }
 
   /** What went to peers by `protocol` through all devices: messages and bytes. */
   sentTotal(protocol: 'eager' | 'rndv', what: 'messages' | 'bytes'): number {
-    const word = (protocol === 'eager' ? 0 : 2) + (what === 'messages' ? 0 : 1);
+    const word = sentWord(protocol, what);
     let total = 0;
     for (let d = 0; d < this.devices.length; d++) total += this.sentByDevice[4 * d + word]!;
     return total;
@@ -605,6 +605,11 @@ export class Engine implements PacketSink {
     if (r.state === STATE_DONE) this.requests.release(r);
     else r.userFreed = true;
   }
+}
+
+/** The word of a device's four in sentByDevice that counts `what` sent by `protocol`. */
+function sentWord(protocol: 'eager' | 'rndv', what: 'messages' | 'bytes'): number {
+  return (protocol === 'eager' ? 0 : 2) + (what === 'messages' ? 0 : 1);
 }
 
 function traceProtocol(dev: Device, r: Request): void {
