@@ -7,7 +7,7 @@
  *
  *   npx tsc -p tsconfig.json
  *   node dist/bench/compare/compare.js [--sizes MIN:MAX] [--iterations N] [--warmup N] [--window N]
- *                                       [--bench LIST] [-n RANKS] [--repeat N] [--timeout S] [--out FILE]
+ *                                       [--bench LIST] [-n RANKS] [--repeat N] [--timeout S] [--out FILE] [--json FILE]
  *                                       [--launch "TSMPIEXEC ARGS"]
  *                                       [--netns-hosts K | --hosts H1,H2,... [--launcher-exec CMD]] [--ucx-tls TLS]
  *   node dist/bench/compare/compare.js --sizes 0:65536 --iterations 2000 --out /tmp/p2p.md
@@ -84,6 +84,8 @@ interface Settings {
   timeoutS: number;
   repeat: number;
   out: string | null;
+  /** Where to write the best rows of each benchmark as JSON (small-messages.ts reads them), or null. */
+  json: string | null;
   /** Extra tsmpiexec arguments for the tsmpi side (--launch "--sci-nodes 2", "-x TSMPI_DEVICE=sci"). */
   launch: string[];
   /** Whether -n was given (across hosts the collectives default to one rank per host). */
@@ -199,6 +201,8 @@ const USAGE = `usage: node dist/bench/compare/compare.js [options]
                       value per size (default 3)
   --timeout S         limit per run in seconds (default 300)
   --out FILE          also write the markdown to FILE
+  --json FILE         also write each benchmark's best rows to FILE as JSON ({ benchmarks: [{ program,
+                      ranks, unit, better, oversubscribed, rows: [{ size, tsmpi, mpich }] }] })
   --netns-hosts K     run both sides across K emulated hosts h1..hK under hydra (as root; brings
                       them up with ../shared/tools/netns-hosts.sh)
   --hosts H1,H2,...   run both sides across these hosts under hydra (mpiexec.hydra -hosts)
@@ -224,7 +228,7 @@ function positive(flag: string, text: string | undefined, zeroOk = false): numbe
 function parseArgs(argv: readonly string[]): Settings {
   const s: Settings = {
     sizes: null, iterations: null, warmup: null, window: null, benches: ['latency', 'bw'], ranks: 4, timeoutS: 300, repeat: 3,
-    out: null, launch: [], ranksGiven: false, netnsHosts: null, hostList: null, launcherExec: null, ucxTls: 'tcp',
+    out: null, json: null, launch: [], ranksGiven: false, netnsHosts: null, hostList: null, launcherExec: null, ucxTls: 'tcp',
     hosts: null,
   };
   for (let k = 0; k < argv.length; k++) {
@@ -285,6 +289,12 @@ function parseArgs(argv: readonly string[]): Settings {
         const v = value();
         if (v === undefined) fail(2, '--out needs a file name');
         s.out = v;
+        break;
+      }
+      case '--json': {
+        const v = value();
+        if (v === undefined) fail(2, '--json needs a file name');
+        s.json = v;
         break;
       }
       case '--bench': {
@@ -493,6 +503,26 @@ function ratioOf(r: Result, size: number): string {
   return ratioText(r.tsmpi.rows.get(size), r.mpich.rows.get(size));
 }
 
+/** A benchmark's best rows as --json writes them (a size's value is null where a side printed no row). */
+export interface JsonBenchmark {
+  readonly program: string;
+  readonly ranks: number;
+  readonly unit: string;
+  /** 'lower' for latencies, 'higher' for bandwidths and rates. */
+  readonly better: 'lower' | 'higher';
+  readonly oversubscribed: boolean;
+  readonly rows: readonly { size: number; tsmpi: number | null; mpich: number | null }[];
+}
+
+function jsonOf(r: Result, p: Plan): JsonBenchmark {
+  const sizes = [...new Set([...r.tsmpi.rows.keys(), ...r.mpich.rows.keys()])].sort((a, b) => a - b);
+  return {
+    program: r.info.program, ranks: p.ranks, unit: r.info.unit, better: r.info.best === Math.min ? 'lower' : 'higher',
+    oversubscribed: p.oversubscribed,
+    rows: sizes.map((size) => ({ size, tsmpi: r.tsmpi.rows.get(size) ?? null, mpich: r.mpich.rows.get(size) ?? null })),
+  };
+}
+
 /** The ratios of several collectives in one table, a column per benchmark (barrier has one row of its own). */
 function summary(results: readonly Result[], ranks: number): string[] {
   const sized = results.filter((r) => !r.info.sizeless);
@@ -605,12 +635,14 @@ function main(): void {
   ];
   const failed: string[] = [];
   const collectives: Result[] = [];
+  const compared: JsonBenchmark[] = [];
   for (const bench of s.benches) {
     const info = BENCHES[bench];
     const p = plan(info, s);
     try {
       const result = compareOne(info, p, s, mpicc!, mpiexec!);
       markdown.push(...table(info, p, result.tsmpi, result.mpich, s.repeat));
+      compared.push(jsonOf(result, p));
       if (info.collective) collectives.push(result);
     } catch (e) {
       if (!(e instanceof RunFailure)) throw e;
@@ -628,6 +660,10 @@ function main(): void {
     fs.mkdirSync(path.dirname(path.resolve(s.out)), { recursive: true });
     fs.writeFileSync(s.out, text);
     process.stderr.write(`compare: wrote ${s.out}\n`);
+  }
+  if (s.json !== null) {
+    fs.mkdirSync(path.dirname(path.resolve(s.json)), { recursive: true });
+    fs.writeFileSync(s.json, `${JSON.stringify({ failed, benchmarks: compared }, null, 1)}\n`);
   }
   if (failed.length > 0) process.exit(1);
 }

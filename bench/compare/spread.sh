@@ -3,18 +3,19 @@
 # whole table 1 B - 64 KiB; per size the median of each side, the spread of its runs (slowest
 # to fastest, in % of the slowest) and the ratio of the medians. Needs the C benchmarks that
 # compare.js builds (bench/compare/build).
-#   bash bench/compare/spread.sh [RUNS] [BENCH]     (BENCH: bw (default) or mbw_mr)
+#   bash bench/compare/spread.sh [RUNS] [BENCH] [SIZES]     (BENCH: bw (default) or mbw_mr; SIZES: MIN:MAX, default 1:65536)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${1:-5}
 BENCH=${2:-bw}
+SIZES=${3:-1:65536}
 column=2
 [ "$BENCH" = mbw_mr ] && column=3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for i in $(seq 1 "$RUNS"); do
-  node dist/bin/tsmpiexec.js -n 2 node "dist/bench/osu/osu_$BENCH.js" -m 1:65536 | grep -v '^#' | awk -v c=$column '{print $1, $c}' > "$tmp/tsmpi.$i"
-  mpiexec.hydra -n 2 "bench/compare/build/osu_${BENCH}_c" -m 1:65536 | grep -v '^#' | awk -v c=$column '{print $1, $c}' > "$tmp/mpich.$i"
+  node dist/bin/tsmpiexec.js -n 2 node "dist/bench/osu/osu_$BENCH.js" -m "$SIZES" | grep -v '^#' | awk -v c=$column '{print $1, $c}' > "$tmp/tsmpi.$i"
+  mpiexec.hydra -n 2 "bench/compare/build/osu_${BENCH}_c" -m "$SIZES" | grep -v '^#' | awk -v c=$column '{print $1, $c}' > "$tmp/mpich.$i"
 done
 python3 - "$tmp" "$RUNS" "$BENCH" <<'PY'
 import statistics, sys

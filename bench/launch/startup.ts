@@ -13,7 +13,10 @@
  * those certificates), so the main columns include it; the last two columns run the same tsmpi
  * jobs with NODE_EXTRA_CA_CERTS removed, in the same rounds, to show what is Node's and what is
  * tsmpi's.
- *   node dist/bench/launch/startup.js [-i RUNS] [--no-mpich] [N...]     (default 2 4 8 16 32 64)
+ *   node dist/bench/launch/startup.js [-i RUNS] [--no-mpich] [--json FILE] [N...]     (default 2 4 8 16 32 64)
+ *
+ * --json also writes the rows to FILE (bench/compare/small-messages.ts reads them): per count the
+ * medians in ms and MB, null where a column was not measured.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,13 +30,15 @@ const rankProgram = path.join(here, 'init-rank.js');
 const args = process.argv.slice(2);
 let runs = 3;
 let withMpich = true;
+let jsonFile: string | null = null;
 const counts: number[] = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '-i') runs = Number(args[++i]);
   else if (args[i] === '--no-mpich') withMpich = false;
+  else if (args[i] === '--json' && args[i + 1] !== undefined) jsonFile = args[++i]!;
   else if (/^\d+$/.test(args[i]!)) counts.push(Number(args[i]));
   else {
-    console.error(`startup: unknown argument ${args[i]}\nusage: node dist/bench/launch/startup.js [-i RUNS] [--no-mpich] [N...]`);
+    console.error(`startup: unknown argument ${args[i]}\nusage: node dist/bench/launch/startup.js [-i RUNS] [--no-mpich] [--json FILE] [N...]`);
     process.exit(2);
   }
 }
@@ -87,6 +92,18 @@ if (withoutExtraCa !== null) {
 const noCaHeader = withoutExtraCa === null ? '' : `${'no-CA Init (ms)'.padStart(16)}${'ratio'.padStart(7)}`;
 console.log(`# ${'Ranks'.padEnd(6)}${'tsmpi Init (ms)'.padStart(16)}${'MPICH Init (ms)'.padStart(16)}${'ratio'.padStart(7)}` +
   `${'tsmpi shm (MB)'.padStart(16)}${'MPICH shm (MB)'.padStart(16)}${'ratio'.padStart(7)}${'node up (ms)'.padStart(14)}${noCaHeader}`);
+/** A row as --json writes it. */
+export interface StartupRow {
+  readonly ranks: number;
+  readonly tsmpiMs: number;
+  readonly mpichMs: number | null;
+  readonly tsmpiShmMb: number;
+  readonly mpichShmMb: number | null;
+  readonly nodeUpMs: number;
+  /** tsmpi's Init time with NODE_EXTRA_CA_CERTS removed, where the environment sets it. */
+  readonly noCaMs: number | null;
+}
+const jsonRows: StartupRow[] = [];
 for (const n of counts) {
   const ours: Sample[] = [];
   const theirs: Sample[] = [];
@@ -115,7 +132,13 @@ for (const n of counts) {
     cells.push(tn.toFixed(1).padStart(16), ratio.padStart(7));
   }
   console.log(`  ${cells.join('')}`);
+  jsonRows.push({
+    ranks: n, tsmpiMs: t, mpichMs: theirs.length > 0 ? median(theirs.map((s) => s.ms)) : null, tsmpiShmMb: m,
+    mpichShmMb: theirs.length > 0 ? median(theirs.map((s) => s.shmemKib)) / 1024 : null,
+    nodeUpMs: median(ours.map((s) => s.startedMs)), noCaMs: oursNoCa.length > 0 ? median(oursNoCa.map((s) => s.ms)) : null,
+  });
 }
+if (jsonFile !== null) fs.writeFileSync(jsonFile, `${JSON.stringify({ rows: jsonRows }, null, 1)}\n`);
 
 /**
  * Node reads and parses the certificates NODE_EXTRA_CA_CERTS names at every process start,
