@@ -3,7 +3,10 @@
 # the OMB port's own untimed pass off), five times: tsmpi as it is, tsmpi without its start-up
 # measures (no Init warm-up, no V8 flags, no node flags: what a fresh job got before), tsmpi's
 # warm figure (the 8-byte row after the benchmark's untimed pass over 0-64 B) and MPICH's first
-# row. Needs the C benchmarks that compare.js builds (bench/compare/build).
+# row; then a ping-pong timed as a program usually times it (bench/launch/first-row.js: the clock
+# started after the untimed round trips, so V8 compiles the timed loop inside the timed part),
+# its first row and, 100,000 round trips later, the same job's warm row.
+# Needs the C benchmarks that compare.js builds (bench/compare/build).
 #   bash bench/compare/first-row.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,5 +18,7 @@ for i in $(seq 1 "$RUNS"); do
   before=$(TSMPI_WARMUP=off TSMPI_V8_FLAGS=none TSMPI_NODE_FLAGS=none TSMPI_BENCH_JIT_WARMUP=0 $EXEC -m 8:8 -x 2000 -i 10000 | row 8)
   warm=$($EXEC -m 0:64 -x 2000 -i 10000 | row 8)
   mpich=$(mpiexec.hydra -n 2 bench/compare/build/osu_latency_c -m 8:8 -x 2000 -i 10000 | row 8)
-  echo "run $i: tsmpi first $now | before $before | tsmpi warm (8 B row of 0:64, whole table warmed) $warm | MPICH first $mpich"
+  read -r _ _ job_first _ job_warm < <(node dist/bin/tsmpiexec.js -n 2 node dist/bench/launch/first-row.js | grep '^first-row ')
+  echo "run $i: tsmpi first $now | before $before | tsmpi warm (8 B row of 0:64, whole table warmed) $warm | MPICH first $mpich" \
+    "| a program's loop: first $job_first, warm $job_warm"
 done

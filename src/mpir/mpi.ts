@@ -25,7 +25,7 @@ import { packageVersion } from '../common/package-json.js';
 import { Errhandler } from './errhandler.js';
 import { MPIException } from './exception.js';
 import { abortJob } from './abort.js';
-import { applyV8Flags, warmUpMessagePath } from './warmup.js';
+import { applyV8Flags, applyV8FlagsAfterInit, warmUpMessagePath } from './warmup.js';
 import { runtime } from './runtime.js';
 import * as constants from './constants.js';
 import { Datatype, DatatypeConstants, Datatypes } from './datatype.js';
@@ -87,6 +87,7 @@ function startWorldModel(call: string, level: number): number {
   };
   applyV8Flags(world);
   warmUpMessagePath(world, COMM_WORLD);
+  applyV8FlagsAfterInit(world);
   connectToParent(COMM_WORLD, COMM_SELF);
   return level;
 }

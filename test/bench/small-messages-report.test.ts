@@ -44,7 +44,10 @@ function passing(): Measured {
     ],
     spread: SIZES.map((size) => ({ size, tsmpi: 10, tsmpiSpread: 0.1, mpich: 9, mpichSpread: 0.3 })),
     spreadRuns: 5,
-    firstRow: [{ first: 0.3, before: 3.9, warm: 0.28, mpichFirst: 0.2 }, { first: 0.33, before: 4.1, warm: 0.3, mpichFirst: 0.21 }],
+    firstRow: [
+      { first: 0.3, before: 3.9, warm: 0.28, mpichFirst: 0.2, loopFirst: 0.25, loopWarm: 0.24 },
+      { first: 0.33, before: 4.1, warm: 0.3, mpichFirst: 0.21, loopFirst: 0.3, loopWarm: 0.25 },
+    ],
     startup: [
       { ranks: 2, tsmpiMs: 700, mpichMs: 50, tsmpiShmMb: 1.5, mpichShmMb: 4, nodeUpMs: 250, noCaMs: 600 },
       { ranks: 32, tsmpiMs: 1300, mpichMs: 1200, tsmpiShmMb: 1.2, mpichShmMb: 4.5, nodeUpMs: 900, noCaMs: 1100 },
@@ -88,7 +91,9 @@ describe('small-messages report', () => {
       ['2. Barrier, Bcast, Reduce, Allreduce, Allgather, Alltoall at 8 B, 4 ranks', { ...m, collectives4: [...collectives(4, 0.01).slice(0, 1), bench('osu_bcast', [[8, 4.3, 1]], 4), ...collectives(4, 0.01).slice(2)] }],
       ['3. osu_acc_latency', { ...m, oneSided: [bench('osu_acc_latency', [[1, 9, 1], [128, 1.6, 1]]), ...m.oneSided.slice(1)] }],
       ['3. Fetch_and_op', { ...m, oneSided: [m.oneSided[0]!, m.oneSided[1]!, bench('osu_cas_latency', [[8, 2, 1.9]])] }],
-      ['4. first timed', { ...m, firstRow: [{ first: 0.4, before: 4, warm: 0.3, mpichFirst: 0.2 }] }],
+      ['4. first timed', { ...m, firstRow: [{ first: 0.4, before: 4, warm: 0.3, mpichFirst: 0.2, loopFirst: 0.3, loopWarm: 0.3 }] }],
+      // A program's own loop counts too: its first row against the same job's warm row.
+      ['4. first timed', { ...m, firstRow: [{ first: 0.3, before: 4, warm: 0.3, mpichFirst: 0.2, loopFirst: 0.45, loopWarm: 0.3 }] }],
       ['6. shared memory', { ...m, startup: [{ ...m.startup[1]!, tsmpiShmMb: 18.1 }] }],
       ['6. launch', { ...m, startup: [{ ...m.startup[1]!, tsmpiMs: 1450 }] }],
     ];
@@ -123,7 +128,11 @@ describe('small-messages report', () => {
     assert.match(text, /\| 1 KiB \| 0\.20 \/ 0\.30 \(\*\*0\.67\*\*\) \| 2048 \/ 1024 \(\*\*2\.00\*\*\) \| 10\.0 \/ 9\.00 \(\*\*1\.11\*\*\), spread 10 % \/ 30 % \| 12\.0 \/ 10\.0 \(\*\*1\.20\*\*\) \|/);
     assert.match(text, /\| bcast \| 0\.50 \/ 1\.00 \| \*\*0\.50\*\* \| 0\.01 \/ 1\.00 \| \*\*0\.010\*\* \|/);
     assert.match(text, /\| Accumulate \(SUM\) 64 KiB \| 2\.00 \| 600\.00 \| \*\*0\.0033\*\* \|/);
+    // Ranges of ratios keep two significant digits below 0.1, as single ratios do.
+    assert.match(text, /\| 3\. osu_acc_latency 128 B - 64 KiB \| 0\.0033-0\.37 \|/);
     assert.match(text, /\| first row \| 0\.30-0\.33 \| 0\.20-0\.21 \| \*\*1\.50-1\.57\*\* \|/);
+    assert.match(text, /first-row\.js\): first row, warm row of the same job \| 0\.25-0\.30, 0\.24-0\.25 \| \| first \/ warm \*\*1\.04-1\.20\*\* \|/);
+    assert.match(text, /\| 4\. first timed 8-byte row [^|]*\| 1\.07-1\.10; 1\.04-1\.20 \| ≤ 1\.3 \| yes \|/);
     assert.match(text, /\| 32 \| 1300 \/ 1200 \| \*\*1\.08\*\* \| 1100, \*\*0\.92\*\* \| 1\.20 \/ 4\.50 \| \*\*0\.27\*\* \|/);
   });
 
@@ -149,10 +158,11 @@ describe('small-messages report', () => {
       { size: 65536, tsmpi: 9133.03, tsmpiSpread: 1.48, mpich: 4475.46, mpichSpread: 0.3 },
     ]);
     const first = 'run 1: tsmpi first 0.33 | before 3.65 | tsmpi warm (8 B row of 0:64, whole table warmed) 0.27 | MPICH first 0.19\n' +
-      'run 2: tsmpi first 0.38 | before 4.19 | tsmpi warm (8 B row of 0:64, whole table warmed) 0.58 | MPICH first 0.24\n';
+      'run 2: tsmpi first 0.19 | before 1.73 | tsmpi warm (8 B row of 0:64, whole table warmed) 0.19 | MPICH first 0.19 ' +
+      '| a program\'s loop: first 0.43, warm 0.20\n';
     assert.deepEqual(parseFirstRow(first), [
-      { first: 0.33, before: 3.65, warm: 0.27, mpichFirst: 0.19 },
-      { first: 0.38, before: 4.19, warm: 0.58, mpichFirst: 0.24 },
+      { first: 0.33, before: 3.65, warm: 0.27, mpichFirst: 0.19, loopFirst: null, loopWarm: null },
+      { first: 0.19, before: 1.73, warm: 0.19, mpichFirst: 0.19, loopFirst: 0.43, loopWarm: 0.2 },
     ]);
     assert.deepEqual(parseSpread('nothing'), []);
     assert.deepEqual(parseFirstRow('run 1: tsmpi first  | before'), []);

@@ -1,0 +1,69 @@
+/**
+ * A fresh job's first timed 8-byte ping-pong row against the same job's warm row: OMB's
+ * osu_latency loop (2,000 untimed round trips, then 10,000 timed, half the round trip in µs)
+ * right after Init, then 100,000 more round trips untimed, then the same loop again. Two rows
+ * of one job, so the ratio first / warm does not carry the VM's job-to-job speed levels
+ * (docs/measuring.md) that a first row and a warm row of two different jobs do.
+ * bench/compare/first-row.sh runs it beside the OMB programs.
+ *
+ *   node dist/bin/tsmpiexec.js -n 2 node dist/bench/launch/first-row.js [-x WARMUP] [-i ITERATIONS] [--between N]
+ *
+ * Prints `first-row first F warm W` (rank 0; µs).
+ */
+import { MPI } from '../../src/index.js';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number): number => {
+  const at = args.indexOf(name);
+  if (at < 0) return fallback;
+  const n = Number(args[at + 1]);
+  if (!Number.isSafeInteger(n) || n < 1) {
+    console.error(`first-row: ${name} needs a positive integer, got ${JSON.stringify(args[at + 1])}`);
+    process.exit(2);
+  }
+  return n;
+};
+const skip = option('-x', 2000);
+const iterations = option('-i', 10_000);
+const between = option('--between', 100_000);
+
+MPI.Init();
+const comm = MPI.COMM_WORLD;
+if (comm.size !== 2) {
+  if (comm.rank === 0) console.error('first-row: needs exactly 2 ranks');
+  MPI.Finalize();
+  process.exit(2);
+}
+const initiator = comm.rank === 0;
+const peer = 1 - comm.rank;
+const out = new Uint8Array(8).fill(comm.rank + 1);
+const into = new Uint8Array(8);
+
+/**
+ * `skip + n` round trips in one loop with the clock started at round trip `skip`, as OMB's loop
+ * (a second loop for the timed part would have V8 compile it inside the timed part); µs per
+ * one-way trip of the last `n`, 0 for an untimed stretch (n = 0).
+ */
+function pingPong(skipped: number, n: number): number {
+  let t0 = 0;
+  for (let i = 0; i < skipped + n; i++) {
+    if (i === skipped) t0 = MPI.Wtime();
+    if (initiator) {
+      comm.Send(out, peer, 1);
+      comm.Recv(into, peer, 1);
+    } else {
+      comm.Recv(into, peer, 1);
+      comm.Send(out, peer, 1);
+    }
+  }
+  return n === 0 ? 0 : ((MPI.Wtime() - t0) * 1e6) / (2 * n);
+}
+
+comm.Barrier();
+const first = pingPong(skip, iterations);
+pingPong(between, 0);
+comm.Barrier();
+const warm = pingPong(skip, iterations);
+if (into[0] !== peer + 1) throw new Error(`first-row: rank ${comm.rank} received ${into[0]}, not rank ${peer}'s ${peer + 1}`);
+if (initiator) console.log(`first-row first ${first.toFixed(2)} warm ${warm.toFixed(2)}`);
+MPI.Finalize();
