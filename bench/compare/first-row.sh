@@ -18,7 +18,8 @@ for i in $(seq 1 "$RUNS"); do
   before=$(TSMPI_WARMUP=off TSMPI_V8_FLAGS=none TSMPI_NODE_FLAGS=none TSMPI_BENCH_JIT_WARMUP=0 $EXEC -m 8:8 -x 2000 -i 10000 | row 8)
   warm=$($EXEC -m 0:64 -x 2000 -i 10000 | row 8)
   mpich=$(mpiexec.hydra -n 2 bench/compare/build/osu_latency_c -m 8:8 -x 2000 -i 10000 | row 8)
-  read -r _ _ job_first _ job_warm < <(node dist/bin/tsmpiexec.js -n 2 node dist/bench/launch/first-row.js | grep '^first-row ')
+  loop=$(node dist/bin/tsmpiexec.js -n 2 node dist/bench/launch/first-row.js | grep '^first-row ')
+  read -r _ _ job_first _ job_warm <<< "$loop"
   echo "run $i: tsmpi first $now | before $before | tsmpi warm (8 B row of 0:64, whole table warmed) $warm | MPICH first $mpich" \
     "| a program's loop: first $job_first, warm $job_warm"
 done

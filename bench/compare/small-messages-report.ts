@@ -76,8 +76,10 @@ export interface RunFacts {
   readonly mpich: string;
   readonly command: string;
   readonly repeat: number;
-  /** The page's path relative to the README, for the README's link. */
+  /** The page's path relative to the document the block goes into (the README, or the page itself). */
   readonly page: string;
+  /** The path from that document's folder to the repository's root ('' for the README, '../../../' for the page). */
+  readonly toRoot: string;
   readonly minutes: number;
 }
 
@@ -324,7 +326,7 @@ export function summary(m: Measured, facts: RunFacts): string[] {
       `every figure and the commands behind them: [${facts.page.split('/').pop()}](${facts.page}). ` +
       'Ratios are tsmpi / MPICH: above 1 tsmpi takes longer (latency) or moves more (bandwidth, messages/s), ' +
       'as the column says. This VM runs the same job at speed levels up to ~2 x apart from one job to the next, for ' +
-      'MPICH as for tsmpi ([measuring.md](docs/measuring.md)), so a second run gives other digits.',
+      `MPICH as for tsmpi ([measuring.md](${facts.toRoot}docs/measuring.md)), so a second run gives other digits.`,
     '',
     '| Issue 16\'s target | this run | asked | met |',
     '|---|---|---|---|',

@@ -128,20 +128,27 @@ function main(): void {
   if (measured.spread.length === 0) fail(1, `spread.sh printed no table:\n${spread.stdout}`);
   if (measured.firstRow.length === 0) fail(1, `first-row.sh printed no runs:\n${first.stdout}`);
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
-  const page = o.out === null ? 'the page of this run' : path.relative(o.readme === null ? ROOT : path.dirname(path.resolve(o.readme)), path.resolve(o.out));
-  const block = summary(measured, {
+  // The same block twice: for the README (links from its folder) and for the page (from the page's).
+  const linked = (documentDir: string): { page: string; toRoot: string } => ({
+    page: o.out === null ? 'the page of this run' : path.relative(documentDir, path.resolve(o.out)),
+    toRoot: path.relative(documentDir, ROOT).split(path.sep).map((part) => `${part}/`).join('').replace(/^\/$/, ''),
+  });
+  const facts = {
     when: new Date(started).toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
     commit: `${commit}${dirty ? ' with uncommitted changes' : ''}`,
     machine: `${os.hostname()} (${os.availableParallelism()} CPUs, ${cpu}, node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)} at the end)`,
     mpich: mpichVersion(),
     command: `node dist/bench/compare/small-messages.js ${process.argv.slice(2).join(' ')}`.trim(),
-    repeat: o.repeat, page, minutes: (Date.now() - started) / 60_000,
-  });
+    repeat: o.repeat, minutes: (Date.now() - started) / 60_000,
+  };
+  const pageDir = o.out === null ? ROOT : path.dirname(path.resolve(o.out));
+  const block = summary(measured, { ...facts, ...linked(o.readme === null ? ROOT : path.dirname(path.resolve(o.readme))) });
+  const pageBlock = summary(measured, { ...facts, ...linked(pageDir) });
   const steps = [p2p.step, coll2.step, coll4.step, rma.step, spread, first, startup];
   const text = [
     `# Small messages and a node full of ranks, tsmpi beside MPICH: one run`,
     '',
-    ...block,
+    ...pageBlock,
     '',
     '## Each step\'s own output',
     '',

@@ -1,9 +1,9 @@
 /**
- * A fresh job's first timed 8-byte ping-pong row against the same job's warm row: OMB's
- * osu_latency loop (2,000 untimed round trips, then 10,000 timed, half the round trip in µs)
- * right after Init, then 100,000 more round trips untimed, then the same loop again. Two rows
- * of one job, so the ratio first / warm does not carry the VM's job-to-job speed levels
- * (docs/measuring.md) that a first row and a warm row of two different jobs do.
+ * A fresh job's first timed 8-byte ping-pong row against the same job's warm row, the loop
+ * written as programs usually write it: 2,000 untimed round trips, then 10,000 timed (half the
+ * round trip in µs), right after Init; then 100,000 more round trips untimed, then the same loop
+ * again. Two rows of one job, so the ratio first / warm does not carry the VM's job-to-job speed
+ * levels (docs/measuring.md) that a first row and a warm row of two different jobs do.
  * bench/compare/first-row.sh runs it beside the OMB programs.
  *
  *   node dist/bin/tsmpiexec.js -n 2 node dist/bench/launch/first-row.js [-x WARMUP] [-i ITERATIONS] [--between N]
@@ -40,9 +40,11 @@ const out = new Uint8Array(8).fill(comm.rank + 1);
 const into = new Uint8Array(8);
 
 /**
- * `skip + n` round trips in one loop with the clock started at round trip `skip`, as OMB's loop
- * (a second loop for the timed part would have V8 compile it inside the timed part); µs per
- * one-way trip of the last `n`, 0 for an untimed stretch (n = 0).
+ * `skip + n` round trips in one loop, the clock first read at round trip `skip`, as OMB's C loop
+ * and most programs have it: V8, which compiled the loop during the untimed part, meets a call
+ * there it has no feedback for, throws the compiled loop away and compiles it again inside the
+ * timed part (bench/osu/osu_latency.ts reads its clock at round trip 0 too, to avoid that; a
+ * program does not). µs per one-way trip of the last `n`, 0 for an untimed stretch (n = 0).
  */
 function pingPong(skipped: number, n: number): number {
   let t0 = 0;

@@ -58,7 +58,7 @@ function passing(): Measured {
 const FACTS: RunFacts = {
   when: '2026-11-28 21:00 UTC', commit: 'abc1234', machine: 'vm (2 CPUs)', mpich: 'MPICH 4.0.2',
   command: 'node dist/bench/compare/small-messages.js --out bench/compare/results/x.md --readme README.md',
-  repeat: 3, page: 'bench/compare/results/x.md', minutes: 21.4,
+  repeat: 3, page: 'bench/compare/results/x.md', toRoot: '', minutes: 21.4,
 };
 
 function verdicts(m: Measured): Map<string, boolean | null> {
@@ -125,6 +125,11 @@ describe('small-messages report', () => {
     const text = summary(passing(), FACTS).join('\n');
     assert.match(text, /one run of `node dist\/bench\/compare\/small-messages\.js --out bench\/compare\/results\/x\.md --readme README\.md` \(21 minutes\) at abc1234/);
     assert.match(text, /\[x\.md\]\(bench\/compare\/results\/x\.md\)/);
+    assert.match(text, /\(\[measuring\.md\]\(docs\/measuring\.md\)\)/);
+    // The page's own copy links from the page's folder.
+    const onPage = summary(passing(), { ...FACTS, page: 'x.md', toRoot: '../../../' }).join('\n');
+    assert.match(onPage, /\[x\.md\]\(x\.md\)/);
+    assert.match(onPage, /\(\[measuring\.md\]\(\.\.\/\.\.\/\.\.\/docs\/measuring\.md\)\)/);
     assert.match(text, /\| 1 KiB \| 0\.20 \/ 0\.30 \(\*\*0\.67\*\*\) \| 2048 \/ 1024 \(\*\*2\.00\*\*\) \| 10\.0 \/ 9\.00 \(\*\*1\.11\*\*\), spread 10 % \/ 30 % \| 12\.0 \/ 10\.0 \(\*\*1\.20\*\*\) \|/);
     assert.match(text, /\| bcast \| 0\.50 \/ 1\.00 \| \*\*0\.50\*\* \| 0\.01 \/ 1\.00 \| \*\*0\.010\*\* \|/);
     assert.match(text, /\| Accumulate \(SUM\) 64 KiB \| 2\.00 \| 600\.00 \| \*\*0\.0033\*\* \|/);
