@@ -213,13 +213,15 @@ export const V8_FLAGS = declareString({
 
 export const V8_FLAGS_AFTER_INIT = declareString({
   name: 'TSMPI_V8_FLAGS_AFTER_INIT', layer,
-  description: 'V8 flags MPI.Init sets at its end, after its warm-up, where it set TSMPI_V8_FLAGS (none: leave them). ' +
-    'The default gives back V8\'s own inlining budget (920 bytes of bytecode into one function): the message path, ' +
-    'compiled during the warm-up, keeps the deeper inlining, while a program\'s own loops, compiled later, inline less ' +
-    'of it and call it instead. A loop calling Send and Recv then compiles in 1-4 ms, not 11-16, and the first timed ' +
-    'row of a ping-pong timed as users write it (the clock started after the untimed round trips, so V8 compiles the ' +
-    'timed loop inside the timed part) took 0.37-0.57 us instead of 1.41-1.82 (warm 0.18-0.30 either way); osu_bw ' +
-    'and osu_mbw_mr at 8 B moved within the VM\'s spread (8 fresh jobs a side).',
-  default: '--max-inlined-bytecode-size-cumulative=920',
+  description: 'V8 flags MPI.Init sets at its end, after its warm-up, where it set TSMPI_V8_FLAGS (none: nothing). ' +
+    'A trade for programs that time their first loop: --max-inlined-bytecode-size-cumulative=920 gives back V8\'s own ' +
+    'inlining budget, so the message path, compiled during the warm-up, keeps the deeper inlining while the ' +
+    'program\'s own loops, compiled later, inline less of it. A ping-pong loop timed as programs time it (the clock ' +
+    'started after the untimed round trips, so V8 compiles the loop again inside the timed part) then compiles in ' +
+    '1-4 ms instead of 11-16, its first timed row 0.37-0.57 us instead of 1.41-1.82 (warm 0.18-0.30); but a loop of ' +
+    'Allreduce, or of calls the warm-up does not make (Reduce, Compare_and_swap), inlines less for good: osu_allreduce ' +
+    'at 8 B took ~10 % longer (6 alternating pairs of fresh jobs). Not the default: a program runs its loops far ' +
+    'longer than one compile.',
+  default: 'none',
   pattern: FLAG_LIST, patternText: 'none or V8 flags (--name or --name=value, space-separated)',
 });

@@ -36,10 +36,9 @@ export function applyV8Flags(world: World): void {
 }
 
 /**
- * At the end of Init, where applyV8Flags set flags: TSMPI_V8_FLAGS_AFTER_INIT (V8's own inlining
- * budget back). What the warm-up compiled keeps the budget it was compiled with; what the program
- * compiles from now on gets V8's, so its loops compile in a few milliseconds rather than in its
- * timed part's first ~15.
+ * At the end of Init, where applyV8Flags set flags: TSMPI_V8_FLAGS_AFTER_INIT, when set (V8's own
+ * inlining budget back, say). What the warm-up compiled keeps the budget it was compiled with;
+ * what the program compiles from then on gets the new one.
  */
 export function applyV8FlagsAfterInit(world: World): void {
   const flags = V8_FLAGS_AFTER_INIT.read();
