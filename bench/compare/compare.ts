@@ -60,6 +60,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { checkHosts, emulatedHosts, findHydra, type HostLaunch, hydraCommand, namedHosts } from './hosts.js';
+import { ratioText } from './ratio-text.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url)); // dist/bench/compare
 const ROOT = path.resolve(HERE, '..', '..', '..');
@@ -419,11 +420,9 @@ function cell(x: number | undefined): string {
   return x === undefined ? '—' : x.toFixed(2);
 }
 
-/** a / b with 2 decimals, or 2 significant digits below 0.1 (0.0038, not 0.00). */
-function ratioText(a: number | undefined, b: number | undefined): string {
-  if (a === undefined || b === undefined || !(b > 0)) return '—';
-  const r = a / b;
-  return r >= 0.1 || r === 0 ? r.toFixed(2) : r.toPrecision(2);
+/** a / b as bench/compare prints ratios (ratio-text.ts), a dash without both figures. */
+function ratioOfFigures(a: number | undefined, b: number | undefined): string {
+  return ratioText(a === undefined || b === undefined || !(b > 0) ? null : a / b);
 }
 
 /** What one benchmark is run with: ranks and the OMB options, the same for both sides. */
@@ -454,8 +453,13 @@ function title(info: BenchInfo, p: Plan): string {
   return `## ${info.program}, ${p.ranks} ranks: ${info.unit}, ${info.better}`;
 }
 
+/** The sizes either side printed a row for, in order. */
+function sizesOf(tsmpi: RunOutput, mpich: RunOutput): number[] {
+  return [...new Set([...tsmpi.rows.keys(), ...mpich.rows.keys()])].sort((a, b) => a - b);
+}
+
 function table(info: BenchInfo, p: Plan, tsmpi: RunOutput, mpich: RunOutput, repeat: number): string[] {
-  const sizes = [...new Set([...tsmpi.rows.keys(), ...mpich.rows.keys()])].sort((a, b) => a - b);
+  const sizes = sizesOf(tsmpi, mpich);
   const unit = info.unit.startsWith('Bandwidth') ? 'MB/s' : info.unit === 'Messages/s' ? 'messages/s' : 'µs';
   const lines = [
     title(info, p),
@@ -481,7 +485,7 @@ function table(info: BenchInfo, p: Plan, tsmpi: RunOutput, mpich: RunOutput, rep
   for (const size of sizes) {
     const a = tsmpi.rows.get(size);
     const b = mpich.rows.get(size);
-    lines.push(`| ${info.sizeless ? '—' : size} | ${cell(a)} | ${cell(b)} | ${ratioText(a, b)} |`);
+    lines.push(`| ${info.sizeless ? '—' : size} | ${cell(a)} | ${cell(b)} | ${ratioOfFigures(a, b)} |`);
   }
   lines.push('');
   return lines;
@@ -500,7 +504,7 @@ interface Result {
 }
 
 function ratioOf(r: Result, size: number): string {
-  return ratioText(r.tsmpi.rows.get(size), r.mpich.rows.get(size));
+  return ratioOfFigures(r.tsmpi.rows.get(size), r.mpich.rows.get(size));
 }
 
 /** A benchmark's best rows as --json writes them (a size's value is null where a side printed no row). */
@@ -515,11 +519,10 @@ export interface JsonBenchmark {
 }
 
 function jsonOf(r: Result, p: Plan): JsonBenchmark {
-  const sizes = [...new Set([...r.tsmpi.rows.keys(), ...r.mpich.rows.keys()])].sort((a, b) => a - b);
   return {
     program: r.info.program, ranks: p.ranks, unit: r.info.unit, better: r.info.best === Math.min ? 'lower' : 'higher',
     oversubscribed: p.oversubscribed,
-    rows: sizes.map((size) => ({ size, tsmpi: r.tsmpi.rows.get(size) ?? null, mpich: r.mpich.rows.get(size) ?? null })),
+    rows: sizesOf(r.tsmpi, r.mpich).map((size) => ({ size, tsmpi: r.tsmpi.rows.get(size) ?? null, mpich: r.mpich.rows.get(size) ?? null })),
   };
 }
 

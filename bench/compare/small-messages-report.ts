@@ -7,6 +7,7 @@
  */
 import type { JsonBenchmark } from './compare.js';
 import type { StartupRow } from '../launch/startup.js';
+import { ratioText } from './ratio-text.js';
 
 /** spread.sh's table rows: | size | tsmpi median | tsmpi spread % | MPICH median | MPICH spread % | ratio |. */
 export function parseSpread(stdout: string): SpreadRow[] {
@@ -93,11 +94,6 @@ function ratio(a: number | null, b: number | null): number | null {
   return a === null || b === null || !(b > 0) ? null : a / b;
 }
 
-/** A ratio with 2 decimals, or 2 significant digits below 0.1, as compare.js prints them. */
-export function ratioText(r: number | null): string {
-  if (r === null) return '—';
-  return r >= 0.1 || r === 0 ? r.toFixed(2) : r.toPrecision(2);
-}
 
 function value(x: number | null, digits = 2): string {
   return x === null ? '—' : x.toFixed(digits);

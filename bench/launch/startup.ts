@@ -116,27 +116,21 @@ for (const n of counts) {
   }
   const t = median(ours.map((s) => s.ms));
   const m = median(ours.map((s) => s.shmemKib)) / 1024;
+  const tc = theirs.length > 0 ? median(theirs.map((s) => s.ms)) : null;
+  const mc = theirs.length > 0 ? median(theirs.map((s) => s.shmemKib)) / 1024 : null;
+  const tn = oursNoCa.length > 0 ? median(oursNoCa.map((s) => s.ms)) : null;
+  const up = median(ours.map((s) => s.startedMs));
   const cells = [`${n}`.padEnd(6), t.toFixed(1).padStart(16)];
-  if (theirs.length > 0) {
-    const tc = median(theirs.map((s) => s.ms));
-    const mc = median(theirs.map((s) => s.shmemKib)) / 1024;
+  if (tc !== null && mc !== null) {
     cells.push(tc.toFixed(1).padStart(16), (t / tc).toFixed(2).padStart(7), m.toFixed(2).padStart(16), mc.toFixed(2).padStart(16),
       (m / mc).toFixed(2).padStart(7));
   } else {
     cells.push('-'.padStart(16), '-'.padStart(7), m.toFixed(2).padStart(16), '-'.padStart(16), '-'.padStart(7));
   }
-  cells.push(median(ours.map((s) => s.startedMs)).toFixed(1).padStart(14));
-  if (oursNoCa.length > 0) {
-    const tn = median(oursNoCa.map((s) => s.ms));
-    const ratio = theirs.length > 0 ? (tn / median(theirs.map((s) => s.ms))).toFixed(2) : '-';
-    cells.push(tn.toFixed(1).padStart(16), ratio.padStart(7));
-  }
+  cells.push(up.toFixed(1).padStart(14));
+  if (tn !== null) cells.push(tn.toFixed(1).padStart(16), (tc !== null ? (tn / tc).toFixed(2) : '-').padStart(7));
   console.log(`  ${cells.join('')}`);
-  jsonRows.push({
-    ranks: n, tsmpiMs: t, mpichMs: theirs.length > 0 ? median(theirs.map((s) => s.ms)) : null, tsmpiShmMb: m,
-    mpichShmMb: theirs.length > 0 ? median(theirs.map((s) => s.shmemKib)) / 1024 : null,
-    nodeUpMs: median(ours.map((s) => s.startedMs)), noCaMs: oursNoCa.length > 0 ? median(oursNoCa.map((s) => s.ms)) : null,
-  });
+  jsonRows.push({ ranks: n, tsmpiMs: t, mpichMs: tc, tsmpiShmMb: m, mpichShmMb: mc, nodeUpMs: up, noCaMs: tn });
 }
 if (jsonFile !== null) fs.writeFileSync(jsonFile, `${JSON.stringify({ rows: jsonRows }, null, 1)}\n`);
 

@@ -31,8 +31,12 @@ const SIZES = [8, 0, 8, 24, 8, 64, 8, 512] as const;
  * us a Barrier instead of 20 (V8 kept recompiling code in the waits that give the core away).
  */
 export function applyV8Flags(world: World): void {
-  const flags = V8_FLAGS.read();
-  if (flags !== 'none' && world.progress.hasOwnCore) nodeV8().setFlagsFromString(flags);
+  if (setsV8Flags(world)) nodeV8().setFlagsFromString(V8_FLAGS.read());
+}
+
+/** Whether Init sets V8 flags on this rank: TSMPI_V8_FLAGS is not none and the rank has a core of its own. */
+function setsV8Flags(world: World): boolean {
+  return V8_FLAGS.read() !== 'none' && world.progress.hasOwnCore;
 }
 
 /**
@@ -42,7 +46,7 @@ export function applyV8Flags(world: World): void {
  */
 export function applyV8FlagsAfterInit(world: World): void {
   const flags = V8_FLAGS_AFTER_INIT.read();
-  if (flags !== 'none' && V8_FLAGS.read() !== 'none' && world.progress.hasOwnCore) nodeV8().setFlagsFromString(flags);
+  if (flags !== 'none' && setsV8Flags(world)) nodeV8().setFlagsFromString(flags);
 }
 
 export function warmUpMessagePath(world: World, comm: Intracomm): void {
