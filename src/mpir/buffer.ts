@@ -26,9 +26,27 @@ export class BufferSpec {
   /** Set when decoding failed: the error class and message (no exception on the fast path). */
   errorClass = 0;
   error = '';
+  /**
+   * @internal The last typed array (other than bytes) decoded here in the inferred form, and what
+   * it gave: a loop passes the same Float64Array call after call, and the whole check (form,
+   * inferred type, sizes, the cached byte view) then costs one comparison. Its byte length is
+   * compared too: a view of a resizable buffer may have grown or shrunk, a detached one is empty.
+   * Only views of buffers up to RECENT_BUFFER_MAX are kept: the reference keeps the buffer alive.
+   */
+  recentView: ArrayBufferView | null = null;
+  recentByteLength = 0;
+  recentBytes: Uint8Array = EMPTY;
+  recentCount = 0;
+  recentDatatype: Datatype = Datatypes.BYTE;
 }
 
 const EMPTY = new Uint8Array(0);
+/**
+ * Largest buffer a spec keeps its last view of (the reference holds it until the next decode):
+ * a spec is module scratch, so at most this much stays alive after the program drops it. Past
+ * it, decoding costs nothing next to moving the data.
+ */
+const RECENT_BUFFER_MAX = 1 << 20;
 const views = new WeakMap<object, Uint8Array>();
 
 function byteView(data: ArrayBufferView | ArrayBufferLike, length: number): Uint8Array {
@@ -79,6 +97,12 @@ export function decodeBuffer(arg: unknown, out: BufferSpec, nonContiguous: NonCo
 }
 
 function decodeOther(arg: unknown, out: BufferSpec, nonContiguous: NonContiguous): boolean {
+  if (arg === out.recentView && (arg as ArrayBufferView).byteLength === out.recentByteLength) {
+    out.bytes = out.recentBytes;
+    out.count = out.recentCount;
+    out.datatype = out.recentDatatype;
+    return true;
+  }
   let data: unknown = arg;
   let count: number | null = null;
   let datatype: unknown = null;
@@ -122,6 +146,13 @@ function decodeOther(arg: unknown, out: BufferSpec, nonContiguous: NonContiguous
   out.bytes = byteView(data, bytes);
   out.count = count;
   out.datatype = dt;
+  if (data === arg && ArrayBuffer.isView(arg) && arg.buffer.byteLength <= RECENT_BUFFER_MAX) {
+    out.recentView = arg;
+    out.recentByteLength = arg.byteLength;
+    out.recentBytes = out.bytes;
+    out.recentCount = count;
+    out.recentDatatype = dt;
+  }
   return true;
 }
 

@@ -116,11 +116,21 @@ export class Op {
    * ops, REPLACE and NO_OP, which go through apply().
    */
   applyAt(x: Numeric, xAt: number, y: Numeric, yAt: number, n: number, kind: ElementKind): boolean {
-    if (this.userFn !== null || BODIES[this.name] === undefined || CTORS[kind] === undefined || kind === 'packed') return false;
+    if (kind !== this.atKind) {
+      this.atKind = kind;
+      const loops = this.userFn === null && BODIES[this.name] !== undefined && CTORS[kind] !== undefined && kind !== 'packed';
+      this.atKernel = loops ? kernelFor(this, kind) : null;
+    }
+    const kernel = this.atKernel;
+    if (kernel === null) return false;
     const big = kind === 'int64' || kind === 'uint64';
-    kernelFor(this, kind)(x, xAt, y, yAt, n, big ? 1n : 1, big ? 0n : 0);
+    kernel(x, xAt, y, yAt, n, big ? 1n : 1, big ? 0n : 0);
     return true;
   }
+
+  /** applyAt's last element kind and its loop (null: apply() serves that kind): a reduction loop asks for one kind. */
+  private atKind: ElementKind | null = null;
+  private atKernel: Kernel | null = null;
 }
 
 const familyText: Record<Family, string> = {

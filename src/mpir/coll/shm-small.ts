@@ -66,9 +66,17 @@ interface Cells {
   readonly bytes: Uint8Array;
   generation: number;
   /** Typed views of all the cells and of `acc`, by element kind (made at a kind's first reduction). */
-  readonly views: Map<ElementKind, { cells: Numeric; acc: Numeric } | null>;
+  readonly views: Map<ElementKind, KindViews | null>;
+  /** The kind of the last reduction and its views: a loop reduces one kind, so no map lookup. */
+  viewKind: ElementKind | null;
+  kindViews: KindViews | null;
   /** This rank's private accumulator of a reduction (one slot's bytes). */
   readonly acc: Uint8Array;
+}
+
+interface KindViews {
+  readonly cells: Numeric;
+  readonly acc: Numeric;
 }
 
 const cellsOf = new WeakMap<CommCore, Cells | null>();
@@ -102,7 +110,8 @@ function setup(c: Call): Cells {
   shareNodeSegment(s, c.world, members, LINE + c.core.size * cellBytes, JOINED, (region) => made.push(region));
   execute(c, s, false);
   const words = made[0]!.words;
-  return { words, bytes: new Uint8Array(words.buffer), generation: 0, views: new Map(), acc: new Uint8Array(slotBytes) };
+  return { words, bytes: new Uint8Array(words.buffer), generation: 0, views: new Map(), viewKind: null, kindViews: null,
+    acc: new Uint8Array(slotBytes) };
 }
 
 /**
@@ -284,7 +293,8 @@ function combine(cells: Cells, g: number, size: number, n: number, out: Uint8Arr
   for (let r = size - 2; r >= 0; r--) op.apply(slot(cells, r, g, n), out, count, dt);
 }
 
-function viewsFor(cells: Cells, kind: ElementKind): { cells: Numeric; acc: Numeric } | null {
+function viewsFor(cells: Cells, kind: ElementKind): KindViews | null {
+  if (kind === cells.viewKind) return cells.kindViews;
   let v = cells.views.get(kind);
   if (v === undefined) {
     const all = wholeView(cells.bytes.buffer, kind);
@@ -292,6 +302,8 @@ function viewsFor(cells: Cells, kind: ElementKind): { cells: Numeric; acc: Numer
     v = all !== null && acc !== null ? { cells: all, acc } : null;
     cells.views.set(kind, v);
   }
+  cells.viewKind = kind;
+  cells.kindViews = v;
   return v;
 }
 

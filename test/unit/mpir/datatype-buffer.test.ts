@@ -74,3 +74,78 @@ describe('decodeBuffer with derived datatypes', () => {
     assert.match(spec.error, /has been freed/);
   });
 });
+
+describe('decodeBuffer: a typed array decoded again', () => {
+  const { FLOAT, BYTE } = Datatypes;
+  const decoded = (spec: BufferSpec) => [spec.bytes.byteOffset, spec.bytes.length, spec.count, spec.datatype.name];
+
+  it('gives what a first decode gives, whatever the spec decoded in between', () => {
+    const spec = new BufferSpec();
+    const whole = new Float64Array(6);
+    const part = new Float32Array(whole.buffer, 8, 5);
+    assert.ok(decodeBuffer(whole, spec));
+    assert.deepEqual(decoded(spec), [0, 48, 6, DOUBLE.name]);
+    // Other forms on the same spec: each decodes as itself, not as the array seen last.
+    assert.ok(decodeBuffer([whole, 2, DOUBLE], spec));
+    assert.deepEqual(decoded(spec), [0, 16, 2, DOUBLE.name]);
+    assert.ok(decodeBuffer([whole, INT], spec));
+    assert.deepEqual(decoded(spec), [0, 48, 12, INT.name]);
+    assert.ok(decodeBuffer(part, spec));
+    assert.deepEqual(decoded(spec), [8, 20, 5, FLOAT.name]);
+    assert.equal(decodeBuffer([whole, 7, DOUBLE], spec), false);
+    assert.equal(spec.errorClass, ErrorClass.ERR_BUFFER);
+    assert.ok(decodeBuffer(new Uint8Array(whole.buffer, 40), spec));
+    assert.deepEqual(decoded(spec), [40, 8, 8, BYTE.name]);
+    // The array again, twice: the same view, count and type, and no error left from before.
+    for (const _ of [0, 1]) {
+      assert.ok(decodeBuffer(part, spec));
+      assert.deepEqual(decoded(spec), [8, 20, 5, FLOAT.name]);
+      assert.equal(spec.errorClass, 0);
+    }
+    assert.ok(decodeBuffer(whole, spec));
+    const view = spec.bytes;
+    assert.ok(decodeBuffer(whole, spec));
+    assert.equal(spec.bytes, view);
+    assert.deepEqual(decoded(spec), [0, 48, 6, DOUBLE.name]);
+  });
+
+  it('follows a view of a resizable buffer as it grows and shrinks, and a detached array is empty', () => {
+    const spec = new BufferSpec();
+    // Resizable buffers are in Node 20; TypeScript's lib here predates them.
+    const rab = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void })(16, { maxByteLength: 64 });
+    const tracking = new Float64Array(rab);
+    assert.ok(decodeBuffer(tracking, spec));
+    assert.equal(spec.count, 2);
+    rab.resize(40);
+    assert.ok(decodeBuffer(tracking, spec));
+    assert.deepEqual([spec.count, spec.bytes.length], [5, 40]);
+    rab.resize(8);
+    assert.ok(decodeBuffer(tracking, spec));
+    assert.deepEqual([spec.count, spec.bytes.length], [1, 8]);
+    const gone = new Int32Array(4);
+    assert.ok(decodeBuffer(gone, spec));
+    assert.equal(spec.count, 4);
+    structuredClone(gone.buffer, { transfer: [gone.buffer] });
+    assert.ok(decodeBuffer(gone, spec));
+    assert.deepEqual([spec.count, spec.bytes.length], [0, 0]);
+  });
+
+  it('keeps no reference to an array over a large buffer', async () => {
+    const spec = new BufferSpec();
+    let big: Float64Array | null = new Float64Array((2 << 20) / 8);
+    const gone = new WeakRef(big);
+    assert.ok(decodeBuffer(big, spec));
+    assert.equal(spec.count, big.length);
+    big = null;
+    spec.bytes = new Uint8Array(0);
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    for (let i = 0; i < 5 && gone.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    assert.equal(gone.deref(), undefined, 'the spec kept a 2 MiB array alive');
+  });
+});

@@ -151,3 +151,33 @@ describe('object-form reductions', () => {
     assert.equal(reduceValues((a: string, b: string) => a + b, 'x', 'y'), 'xy');
   });
 });
+
+describe('Op.applyAt (the node cells\' reductions)', () => {
+  it('runs each kind\'s loop when a loop alternates kinds, and declines what apply() serves', () => {
+    const i32 = Int32Array.of(1, 2, 3, 4, 5, 6);
+    const f64 = Float64Array.of(0.5, 1.5, 2.5, 3.5);
+    const i64 = BigInt64Array.of(2n ** 40n, -3n, 7n);
+    for (let round = 0; round < 3; round++) {
+      const y32 = Int32Array.of(10, 20, 30);
+      assert.equal(SUM.applyAt(i32, 3, y32, 0, 3, 'int32'), true);
+      assert.deepEqual([...y32], [14, 25, 36]);
+      const y64 = Float64Array.of(0, 1, 1, 0);
+      assert.equal(SUM.applyAt(f64, 1, y64, 1, 2, 'float64'), true);
+      assert.deepEqual([...y64], [0, 2.5, 3.5, 0]);
+      const yBig = BigInt64Array.of(1n, 1n);
+      assert.equal(PROD.applyAt(i64, 0, yBig, 0, 2, 'int64'), true);
+      assert.deepEqual([...yBig], [2n ** 40n, -3n]);
+      // Kinds and ops without a loop here: nothing changed, whichever kind came before.
+      const untouched = Int32Array.of(9, 9);
+      assert.equal(MAXLOC.applyAt(i32, 0, untouched, 0, 2, 'pair'), false);
+      assert.equal(SUM.applyAt(i32, 0, untouched, 0, 2, 'packed'), false);
+      assert.equal(REPLACE.applyAt(i32, 0, untouched, 0, 2, 'int32'), false);
+      assert.equal(Op.Create((a: Int32Array, b: Int32Array) => b.set(a)).applyAt(i32, 0, untouched, 0, 2, 'int32'), false);
+      assert.deepEqual([...untouched], [9, 9]);
+      assert.equal(MAX.applyAt(i32, 4, untouched, 0, 2, 'int32'), true);
+      assert.deepEqual([...untouched], [9, 9]);
+      assert.equal(MIN.applyAt(i32, 4, untouched, 0, 2, 'int32'), true);
+      assert.deepEqual([...untouched], [5, 6]);
+    }
+  });
+});
