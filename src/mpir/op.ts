@@ -28,6 +28,9 @@ let nextHandle = 1;
 
 export class Op {
   private freed = false;
+  /** applyAt's last element kind and its loop (null: apply() serves that kind): a reduction loop asks for one kind. */
+  private atKind: ElementKind | null = null;
+  private atKernel: Kernel | null = null;
   /** @internal */
   readonly handle = nextHandle++;
 
@@ -127,10 +130,6 @@ export class Op {
     kernel(x, xAt, y, yAt, n, big ? 1n : 1, big ? 0n : 0);
     return true;
   }
-
-  /** applyAt's last element kind and its loop (null: apply() serves that kind): a reduction loop asks for one kind. */
-  private atKind: ElementKind | null = null;
-  private atKernel: Kernel | null = null;
 }
 
 const familyText: Record<Family, string> = {
