@@ -32,15 +32,19 @@ export class BufferSpec {
    * inferred type, sizes, the cached byte view) then costs one comparison. Its byte length is
    * compared too: a view of a resizable buffer may have grown or shrunk, a detached one is empty.
    * Only views of buffers up to RECENT_BUFFER_MAX are kept: the reference keeps the buffer alive.
+   * A spec that has seen none holds NO_VIEW, which no caller can pass (null would match a null
+   * argument, which must fail as a bad buffer).
    */
-  recentView: ArrayBufferView | null = null;
-  recentByteLength = 0;
+  recentView: ArrayBufferView = NO_VIEW;
+  recentByteLength = -1;
   recentBytes: Uint8Array = EMPTY;
   recentCount = 0;
   recentDatatype: Datatype = Datatypes.BYTE;
 }
 
 const EMPTY = new Uint8Array(0);
+/** A spec's recentView before it has decoded a typed array (private to this module). */
+const NO_VIEW: ArrayBufferView = new Float64Array(0);
 /**
  * Largest buffer a spec keeps its last view of (the reference holds it until the next decode):
  * a spec is module scratch, so at most this much stays alive after the program drops it. Past
@@ -97,7 +101,7 @@ export function decodeBuffer(arg: unknown, out: BufferSpec, nonContiguous: NonCo
 }
 
 function decodeOther(arg: unknown, out: BufferSpec, nonContiguous: NonContiguous): boolean {
-  if (arg === out.recentView && (arg as ArrayBufferView).byteLength === out.recentByteLength) {
+  if (arg === out.recentView && out.recentView.byteLength === out.recentByteLength) {
     out.bytes = out.recentBytes;
     out.count = out.recentCount;
     out.datatype = out.recentDatatype;

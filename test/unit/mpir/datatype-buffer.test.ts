@@ -109,6 +109,18 @@ describe('decodeBuffer: a typed array decoded again', () => {
     assert.deepEqual(decoded(spec), [0, 48, 6, DOUBLE.name]);
   });
 
+  it('refuses what is not a buffer on a spec that has decoded nothing yet, and after a typed array', () => {
+    for (const bad of [null, undefined, 0, 'x', {}]) {
+      for (const before of [null, new Float32Array(2)]) {
+        const spec = new BufferSpec();
+        if (before !== null) assert.ok(decodeBuffer(before, spec));
+        assert.equal(decodeBuffer(bad, spec), false, `${String(bad)} decoded`);
+        assert.equal(spec.errorClass, ErrorClass.ERR_BUFFER);
+        assert.match(spec.error, /expected a TypedArray/);
+      }
+    }
+  });
+
   it('follows a view of a resizable buffer as it grows and shrinks, and a detached array is empty', () => {
     const spec = new BufferSpec();
     // Resizable buffers are in Node 20; TypeScript's lib here predates them.
