@@ -13,6 +13,7 @@ import {
 } from './layout.js';
 import type { RankSegment } from './rank-segment.js';
 import { copyBytes, LOOP_MAX } from '../common/copy.js';
+import { loadShared } from '../common/shared-load.js';
 
 const trace = createTrace('tsmpi:shmem');
 
@@ -312,7 +313,7 @@ export class ShmemDevice implements Device {
     let eagerRead = this.eagerRead[peer]!;
     while (handled < POLL_BATCH) {
       const at = ringWord + (read & this.slotMask) * SLOT_WORDS;
-      if (Atomics.load(words, at) !== ((read + 1) | 0)) break;
+      if (loadShared(words, at) !== ((read + 1) | 0)) break;
       const info = words[at + F_INFO]!;
       const len = info & INFO_LEN_MASK;
       let slots: number;

@@ -1,6 +1,7 @@
 import type { NodeRegion } from '../../mpid/memory.js';
 import type { CommCore } from '../comm.js';
 import { copyBytes } from '../../common/copy.js';
+import { loadShared } from '../../common/shared-load.js';
 import { COLL_SHM_SMALL } from '../config.js';
 import type { Datatype, ElementKind } from '../datatype.js';
 import { type Numeric, type Op, kindWidth, wholeView } from '../op.js';
@@ -124,7 +125,7 @@ const wanted = {
   at: 0,
   target: 0,
   reached(): boolean {
-    return ((Atomics.load(this.words, this.at) - this.target) | 0) >= 0;
+    return ((loadShared(this.words, this.at) - this.target) | 0) >= 0;
   },
   advance(): number {
     return this.reached() ? 1 : 0;
@@ -133,11 +134,11 @@ const wanted = {
 
 /** Blocks until words[at] >= target, driving progress and sleeping on the doorbell after the spin budget. */
 function waitFor(c: Call, words: Int32Array, at: number, target: number): void {
-  if (((Atomics.load(words, at) - target) | 0) >= 0) return;
+  if (((loadShared(words, at) - target) | 0) >= 0) return;
   const { engine, progress } = c.world;
   for (let spin = 0; spin < SHORT_SPIN; spin++) {
     engine.progress();
-    if (((Atomics.load(words, at) - target) | 0) >= 0) return;
+    if (((loadShared(words, at) - target) | 0) >= 0) return;
   }
   wanted.words = words;
   wanted.at = at;
