@@ -1,6 +1,7 @@
 import { addon } from '../native/addon.js';
 import { BootstrapError } from './errors.js';
 import { segmentName } from './segment-names.js';
+import { loadShared } from './shared-load.js';
 
 /**
  * A rank's doorbell: a small shared segment of its own, so that it belongs to no device. The
@@ -13,18 +14,27 @@ import { segmentName } from './segment-names.js';
  *   1     owner's world rank
  *   2     DOORBELL: bumped by whoever wants the owner to look; the owner sleeps on it
  *   3     SLEEPING: how many of the owner's waiters sleep on the doorbell (others ring only then)
+ *   4     ARMED: set by each announcement, taken (exchanged for 0) by the one peer that wakes
  *
  * Sleeping without missing a wake-up:
  *
- *   owner:  SLEEPING += 1; seen = DOORBELL; check every queue; futex_wait(DOORBELL, seen); SLEEPING -= 1
- *   peer:   publish packet; if SLEEPING: DOORBELL += 1; futex_wake(DOORBELL)
+ *   owner:  SLEEPING += 1; seen = DOORBELL; ARMED = 1; check every queue; futex_wait(DOORBELL, seen); SLEEPING -= 1
+ *   peer:   publish packet; if SLEEPING and exchange(ARMED, 0): DOORBELL += 1; futex_wake(DOORBELL)
  *
  * SLEEPING counts sleepers, since a blocking call and the async waiter may sleep at once.
  * Both sides use sequentially consistent atomics, so either the owner's re-check sees the
- * packet or the peer sees SLEEPING and bumps DOORBELL (then futex_wait returns at once). Where
- * peers publish with plain stores instead, the owner fences their CPUs after SLEEPING += 1
- * (mpid/publish-fence.ts), which gives the same either-or.
- * Peers pay one atomic load per packet and a system call only when the owner sleeps.
+ * packet or the peer sees SLEEPING and goes on to ARMED. Where peers publish with plain stores
+ * instead, the owner fences their CPUs after SLEEPING += 1 (mpid/publish-fence.ts), which gives
+ * the same either-or.
+ *
+ * ARMED is why only the first peer after an announcement pays the wake (a system call and, on
+ * a VM, an exit: ~3 us here), not every peer until the woken owner runs and retracts: on 4 ranks
+ * of 2 cores a rank releasing a Barrier and then broadcasting rang each sleeper twice. A peer
+ * that finds ARMED taken may skip the wake: the peer that took it bumped DOORBELL after the
+ * owner read `seen` (the owner arms only after reading it), so the owner's sleep ends or never
+ * starts and it looks again; and if the owner had not armed yet, the exchange ordered our packet
+ * before its check.
+ * Peers pay one load per packet and a system call only when the owner sleeps.
  */
 const MAGIC = 0x4c425354;
 const WORD_MAGIC = 0;
@@ -33,6 +43,7 @@ const WORD_DOORBELL = 2;
 /** The word a rank sleeps on (the native state-request handler rings it too). */
 export const DOORBELL_WORD = WORD_DOORBELL;
 const WORD_SLEEPING = 3;
+const WORD_ARMED = 4;
 const BELL_BYTES = 64;
 
 /** The calling rank's own doorbell. */
@@ -64,8 +75,10 @@ export class Doorbell {
 
   announce(): number {
     Atomics.add(this.cells, WORD_SLEEPING, 1);
+    const seen = Atomics.load(this.cells, WORD_DOORBELL);
+    Atomics.store(this.cells, WORD_ARMED, 1);
     if (this.fenceOthers) addon.fenceOthers();
-    return Atomics.load(this.cells, WORD_DOORBELL);
+    return seen;
   }
 
   sleep(seen: number, timeoutMs: number): void {
@@ -120,7 +133,7 @@ export class PeerBell {
   }
 
   ring(): boolean {
-    if (Atomics.load(this.cells, WORD_SLEEPING) === 0) return false;
+    if (loadShared(this.cells, WORD_SLEEPING) === 0 || Atomics.exchange(this.cells, WORD_ARMED, 0) === 0) return false;
     Atomics.add(this.cells, WORD_DOORBELL, 1);
     addon.futexWake(this.cells, WORD_DOORBELL, Infinity);
     return true;
