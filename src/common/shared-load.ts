@@ -13,9 +13,14 @@
  * optimized spin on a word another thread sets. Elsewhere (arm64's loads may pass each other)
  * the read stays `Atomics.load`.
  */
-export const LOADS_IN_ORDER = process.arch === 'x64' || process.arch === 'ia32';
+
+/**
+ * x86's total store order: stores become visible in program order, and so are loads performed.
+ * The asymmetric fence (mpid/publish-fence.ts) rests on the first, loadShared on the second.
+ */
+export const TOTAL_STORE_ORDER = process.arch === 'x64' || process.arch === 'ia32';
 
 /** words[at], as fresh as Atomics.load's and ordered before the reads that follow it. */
 export function loadShared(words: Int32Array, at: number): number {
-  return LOADS_IN_ORDER ? words[at]! : Atomics.load(words, at);
+  return TOTAL_STORE_ORDER ? words[at]! : Atomics.load(words, at);
 }

@@ -1,3 +1,4 @@
+import { TOTAL_STORE_ORDER } from '../common/shared-load.js';
 import { addon } from '../native/addon.js';
 import type { BusinessCard } from './business-card.js';
 
@@ -28,12 +29,10 @@ import type { BusinessCard } from './business-card.js';
  * kernel's ranks fit the fewest of those cores.
  */
 
-/** Whether plain stores are ordered among themselves (total store order). */
-const STORES_IN_ORDER = process.arch === 'x64' || process.arch === 'ia32';
 
 /** Step 1, before the cards are exchanged: registers the process; its card's fenceCores (null: not taking part). */
 export function joinAsymmetricFence(enabled: boolean, cores: number): number | null {
-  if (!enabled || !STORES_IN_ORDER || !addon.membarrierRegister()) return null;
+  if (!enabled || !TOTAL_STORE_ORDER || !addon.membarrierRegister()) return null;
   return cores;
 }
 

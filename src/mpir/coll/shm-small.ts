@@ -125,20 +125,25 @@ const wanted = {
   at: 0,
   target: 0,
   reached(): boolean {
-    return ((loadShared(this.words, this.at) - this.target) | 0) >= 0;
+    return stampReached(this.words, this.at, this.target);
   },
   advance(): number {
     return this.reached() ? 1 : 0;
   },
 };
 
+/** Whether words[at] has reached `target`, generations compared modulo 2^32. */
+function stampReached(words: Int32Array, at: number, target: number): boolean {
+  return ((loadShared(words, at) - target) | 0) >= 0;
+}
+
 /** Blocks until words[at] >= target, driving progress and sleeping on the doorbell after the spin budget. */
 function waitFor(c: Call, words: Int32Array, at: number, target: number): void {
-  if (((loadShared(words, at) - target) | 0) >= 0) return;
+  if (stampReached(words, at, target)) return;
   const { engine, progress } = c.world;
   for (let spin = 0; spin < SHORT_SPIN; spin++) {
     engine.progress();
-    if (((loadShared(words, at) - target) | 0) >= 0) return;
+    if (stampReached(words, at, target)) return;
   }
   wanted.words = words;
   wanted.at = at;
