@@ -66,6 +66,12 @@ interface Cells {
   readonly words: Int32Array;
   readonly bytes: Uint8Array;
   generation: number;
+  /**
+   * A generation every rank is known to have reached (its stamps read, or rank 0's Barrier word,
+   * which comes after every arrival): a writer needs no read of the others' stamps while its
+   * oldest slot's generation is not past it. After a Barrier a Bcast's root reads none.
+   */
+  everyoneAt: number;
   /** Typed views of all the cells and of `acc`, by element kind (made at a kind's first reduction). */
   readonly views: Map<ElementKind, KindViews | null>;
   /** The kind of the last reduction and its views: a loop reduces one kind, so no map lookup. */
@@ -111,8 +117,8 @@ function setup(c: Call): Cells {
   shareNodeSegment(s, c.world, members, LINE + c.core.size * cellBytes, JOINED, (region) => made.push(region));
   execute(c, s, false);
   const words = made[0]!.words;
-  return { words, bytes: new Uint8Array(words.buffer), generation: 0, views: new Map(), viewKind: null, kindViews: null,
-    acc: new Uint8Array(slotBytes) };
+  return { words, bytes: new Uint8Array(words.buffer), generation: 0, everyoneAt: 0, views: new Map(), viewKind: null,
+    kindViews: null, acc: new Uint8Array(slotBytes) };
 }
 
 /**
@@ -188,7 +194,15 @@ function drain(cells: Cells, rank: number, g: number, skip: number, length: numb
  */
 function waitWritable(c: Call, cells: Cells, g: number): void {
   const oldest = (g - DEPTH + 1) | 0;
+  if (((cells.everyoneAt - oldest) | 0) >= 0) return;
   for (let r = 0; r < c.core.size; r++) waitFor(c, cells.words, slotAt(r, oldest) >> 2, oldest);
+  cells.everyoneAt = oldest;
+}
+
+/** Every rank's arrival at generation g, in rank order; after it every rank is known at g. */
+function waitEveryone(c: Call, cells: Cells, g: number): void {
+  for (let r = 0; r < c.core.size; r++) waitArrived(c, cells, r, g);
+  cells.everyoneAt = g;
 }
 
 /** Rank `rank` has arrived at generation g (its data of g, if any, is there). */
@@ -238,6 +252,7 @@ export function smallBarrier(c: Call): boolean {
     publish(c, cells, g);
     waitArrived(c, cells, 0, g);
   }
+  cells.everyoneAt = g;
   return true;
 }
 
@@ -271,7 +286,7 @@ export function smallReduce(c: Call, own: Uint8Array, out: Uint8Array, op: Op, c
   fill(cells, rank, g, own);
   publish(c, cells, g);
   if (root < 0 || rank === root) {
-    for (let r = 0; r < size; r++) waitArrived(c, cells, r, g);
+    waitEveryone(c, cells, g);
     combine(cells, g, size, n, out, op, count, dt);
   }
   return true;
@@ -329,6 +344,7 @@ export function smallAllgather(c: Call, own: Uint8Array, ownAt: number, block: n
     waitArrived(c, cells, r, g);
     drain(cells, r, g, 0, block, out, r * block);
   }
+  cells.everyoneAt = g;
   return true;
 }
 
@@ -345,5 +361,6 @@ export function smallAlltoall(c: Call, send: Uint8Array, out: Uint8Array, block:
     waitArrived(c, cells, r, g);
     drain(cells, r, g, rank * block, block, out, r * block);
   }
+  cells.everyoneAt = g;
   return true;
 }
