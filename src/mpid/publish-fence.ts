@@ -29,7 +29,6 @@ import type { BusinessCard } from './business-card.js';
  * kernel's ranks fit the fewest of those cores.
  */
 
-
 /** Step 1, before the cards are exchanged: registers the process; its card's fenceCores (null: not taking part). */
 export function joinAsymmetricFence(enabled: boolean, cores: number): number | null {
   if (!enabled || !TOTAL_STORE_ORDER || !addon.membarrierRegister()) return null;

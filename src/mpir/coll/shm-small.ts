@@ -199,12 +199,6 @@ function waitWritable(c: Call, cells: Cells, g: number): void {
   cells.everyoneAt = oldest;
 }
 
-/** Every rank's arrival at generation g, in rank order; after it every rank is known at g. */
-function waitEveryone(c: Call, cells: Cells, g: number): void {
-  for (let r = 0; r < c.core.size; r++) waitArrived(c, cells, r, g);
-  cells.everyoneAt = g;
-}
-
 /** Rank `rank` has arrived at generation g (its data of g, if any, is there). */
 function waitArrived(c: Call, cells: Cells, rank: number, g: number): void {
   waitFor(c, cells.words, slotAt(rank, g) >> 2, g);
@@ -286,7 +280,8 @@ export function smallReduce(c: Call, own: Uint8Array, out: Uint8Array, op: Op, c
   fill(cells, rank, g, own);
   publish(c, cells, g);
   if (root < 0 || rank === root) {
-    waitEveryone(c, cells, g);
+    for (let r = 0; r < size; r++) waitArrived(c, cells, r, g);
+    cells.everyoneAt = g;
     combine(cells, g, size, n, out, op, count, dt);
   }
   return true;
