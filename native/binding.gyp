@@ -71,7 +71,7 @@
     {
       'target_name': 'sisci_emu',
       'type': 'shared_library',
-      'sources': ['sisci/sisci_emu.c'],
+      'sources': ['sisci/sisci_emu.c', 'sisci/sisci_emu_interrupts.c', 'sisci/sisci_emu_transfer.c'],
       'include_dirs': ['sisci/include'],
       'cflags': ['-Wall', '-Wextra', '-std=gnu11'],
       'libraries': ['-lpthread'],

@@ -29,23 +29,7 @@
  * of a DMA queue; exhaustion gives SCI_ERR_NOSPC and
  * SCI_ERR_MAX_ENTRIES as Dolphin's library does.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <linux/futex.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-#include "sisci_api.h"
+#include "sisci_emu.h"
 
 const unsigned int SCI_FLAG_FIXED_INTNO = 0x1;
 const unsigned int SCI_FLAG_SHARED_INT = 0x2;
@@ -65,116 +49,9 @@ const unsigned int SCI_Q_ADAPTER_SUGGESTED_MIN_DMA_SIZE = 14;
 const unsigned int SCI_Q_VENDORID = 2;
 const unsigned int SCI_Q_API = 3;
 
-#define SEG_MAGIC 0x53434953u /* "SCIS" */
-#define HEADER_BYTES 4096u
-#define MAP_ALIGN 4u
-#define DMA_ALIGN 8u
-#define LATE_TAIL 8u
-#define MAX_PENDING_LATE 64
-
-typedef struct {
-  uint32_t magic;
-  uint32_t size;
-  _Atomic uint32_t available;
-  _Atomic uint32_t connections;
-  uint32_t ownerPid;
-} seg_header_t;
-
-struct sci_desc {
-  int open;
-};
-
-struct sci_local_segment {
-  char path[128];
-  unsigned int id;
-  unsigned int size;
-  int prepared;
-  seg_header_t *header;
-  uint8_t *data;
-  int maps;
-};
-
-struct sci_remote_segment {
-  unsigned int nodeId;
-  unsigned int id;
-  unsigned int size;
-  seg_header_t *header;
-  uint8_t *data;
-  int maps;
-};
-
-struct sci_map {
-  uint8_t *base;
-  unsigned int size;
-  int *mapsCounter;
-};
-
-typedef struct {
-  uint8_t *dst;
-  uint8_t bytes[LATE_TAIL];
-  unsigned int len;
-} late_store_t;
-
-struct sci_sequence {
-  sci_map_t map;
-  int failed; /* a transfer since the last check was corrupted */
-  late_store_t late[MAX_PENDING_LATE];
-  int lateCount;
-};
-
-typedef struct {
-  uint8_t *local;
-  uint8_t *remote;
-  unsigned int size;
-  int read;
-} dma_entry_t;
-
-struct sci_dma_queue {
-  unsigned int maxEntries;
-  unsigned int count;
-  dma_entry_t *entries;
-  _Atomic int state;
-  sci_error_t status;
-  sci_cb_dma_t callback;
-  void *callbackArg;
-  pthread_t worker;
-  int workerStarted;
-  pthread_mutex_t lock;
-  pthread_cond_t done;
-};
-
-struct sci_local_interrupt {
-  char path[128];
-  unsigned int number;
-  _Atomic int32_t *flag;
-};
-
-struct sci_remote_interrupt {
-  _Atomic int32_t *flag;
-};
-
 /* ---------------------------------------------------------------- process state */
 
-static struct {
-  int initialized;
-  unsigned int nodeIndex;
-  char job[40];
-  unsigned int maxSegments;
-  unsigned long long maxMapped;
-  unsigned int maxInterrupts;
-  unsigned int maxConnections;
-  unsigned int connections;
-  unsigned int segments;
-  unsigned long long mapped;
-  unsigned int interrupts;
-  double pSeq, pCorrupt, pLate;
-  uint64_t rng;
-  sci_emu_fault_counters_t faults;
-  _Atomic int32_t *alive;
-  pthread_mutex_t lock;
-} emu = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static unsigned int nodeIdOf(unsigned int index) { return 4u * (index + 1u); }
+emu_state_t emu = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static unsigned long long envNumber(const char *name, unsigned long long fallback) {
   const char *v = getenv(name);
@@ -185,7 +62,7 @@ static unsigned long long envNumber(const char *name, unsigned long long fallbac
 }
 
 /* xorshift64*: deterministic faults for a given seed. */
-static double chance(void) {
+double chance(void) {
   uint64_t x = emu.rng;
   x ^= x >> 12;
   x ^= x << 25;
@@ -212,20 +89,18 @@ static void parseFaults(void) {
   }
 }
 
-static void objectPath(char *out, size_t n, unsigned int nodeId, char kind, unsigned int id) {
+void objectPath(char *out, size_t n, unsigned int nodeId, char kind, unsigned int id) {
   snprintf(out, n, "/tsmpi-%s-sci-%u-%c%u", emu.job, nodeId, kind, id);
 }
 
-static void *mapFile(int fd, size_t bytes) {
+void *mapFile(int fd, size_t bytes) {
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   return p == MAP_FAILED ? NULL : p;
 }
 
-static long futex(_Atomic int32_t *addr, int op, int32_t val, const struct timespec *timeout) {
+long futex(_Atomic int32_t *addr, int op, int32_t val, const struct timespec *timeout) {
   return syscall(SYS_futex, (int32_t *)addr, op, val, timeout, NULL, 0);
 }
-
-#define SET(e, v) do { if ((e) != NULL) *(e) = (v); } while (0)
 
 void SCIInitialize(unsigned int flags, sci_error_t *error) {
   (void)flags;
@@ -253,8 +128,7 @@ void SCIEmuFaultCounters(sci_emu_fault_counters_t *counters) {
   pthread_mutex_unlock(&emu.lock);
 }
 
-/* The node's liveness counter (SCIProbeNode). */
-static _Atomic int32_t *aliveWord(unsigned int nodeId, int create) {
+_Atomic int32_t *aliveWord(unsigned int nodeId, int create) {
   char path[128];
   objectPath(path, sizeof path, nodeId, 'a', 0);
   int fd = shm_open(path, O_RDWR | (create ? O_CREAT : 0) | O_CLOEXEC, 0600);
@@ -410,12 +284,12 @@ void SCIRemoveSegment(sci_local_segment_t segment, unsigned int flags, sci_error
 
 /* ---------------------------------------------------------------- remote segments */
 
-static void sleepMs(unsigned int ms) {
+void sleepMs(unsigned int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
 }
 
-static uint64_t nowMs(void) {
+uint64_t nowMs(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
@@ -544,383 +418,6 @@ void SCIUnmapSegment(sci_map_t map, unsigned int flags, sci_error_t *error) {
   (void)flags;
   (*map->mapsCounter)--;
   free(map);
-  SET(error, SCI_ERR_OK);
-}
-
-/* ---------------------------------------------------------------- sequences */
-
-void SCICreateMapSequence(sci_map_t map, sci_sequence_t *sequence, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  struct sci_sequence *q = calloc(1, sizeof *q);
-  q->map = map;
-  *sequence = q;
-  SET(error, SCI_ERR_OK);
-}
-
-void SCIRemoveSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  free(sequence);
-  SET(error, SCI_ERR_OK);
-}
-
-static void flushLate(sci_sequence_t q) {
-  for (int i = 0; i < q->lateCount; i++) memcpy(q->late[i].dst, q->late[i].bytes, q->late[i].len);
-  q->lateCount = 0;
-  atomic_thread_fence(memory_order_seq_cst);
-}
-
-sci_sequence_status_t SCIStartSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  sequence->failed = 0;
-  SET(error, SCI_ERR_OK);
-  return SCI_SEQ_OK;
-}
-
-sci_sequence_status_t SCICheckSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error) {
-  if ((flags & SCI_FLAG_NO_STORE_BARRIER) == 0) flushLate(sequence);
-  SET(error, SCI_ERR_OK);
-  int injected = 0;
-  if (emu.pSeq > 0) {
-    pthread_mutex_lock(&emu.lock);
-    injected = chance() < emu.pSeq;
-    if (injected) emu.faults.sequenceErrors++;
-    pthread_mutex_unlock(&emu.lock);
-  }
-  if (sequence->failed || injected) {
-    sequence->failed = 0;
-    return SCI_SEQ_RETRIABLE;
-  }
-  return SCI_SEQ_OK;
-}
-
-void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags) {
-  (void)flags;
-  flushLate(sequence);
-}
-
-/* One transfer with the injected faults: a flipped byte (reported by the next check), a late tail. */
-static void faultyCopy(sci_sequence_t q, uint8_t *dst, const uint8_t *src, unsigned int size) {
-  if (emu.pCorrupt == 0 && emu.pLate == 0) {
-    /* No faults configured: no lock on the message path. */
-    memcpy(dst, src, size);
-    return;
-  }
-  pthread_mutex_lock(&emu.lock);
-  int corrupt = emu.pCorrupt > 0 && size > 0 && chance() < emu.pCorrupt;
-  unsigned int at = corrupt ? (unsigned int)(chance() * size) % size : 0;
-  int late = q != NULL && emu.pLate > 0 && size > LATE_TAIL && q->lateCount < MAX_PENDING_LATE && chance() < emu.pLate;
-  if (corrupt) emu.faults.corruptedBytes++;
-  if (late) emu.faults.lateStores++;
-  pthread_mutex_unlock(&emu.lock);
-  if (late) {
-    late_store_t *l = &q->late[q->lateCount++];
-    l->dst = dst + size - LATE_TAIL;
-    l->len = LATE_TAIL;
-    memcpy(l->bytes, src + size - LATE_TAIL, LATE_TAIL);
-    memcpy(dst, src, size - LATE_TAIL);
-  } else {
-    memcpy(dst, src, size);
-  }
-  if (corrupt) {
-    if (late && at >= size - LATE_TAIL) q->late[q->lateCount - 1].bytes[at - (size - LATE_TAIL)] ^= 0x5a;
-    else dst[at] ^= 0x5a;
-    if (q != NULL) q->failed = 1;
-  }
-}
-
-void SCIMemCpy(sci_sequence_t sequence, void *memAddr, sci_map_t remoteMap, unsigned int remoteOffset, unsigned int size,
-               unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  if ((unsigned long long)remoteOffset + size > remoteMap->size) {
-    SET(error, SCI_ERR_OUT_OF_RANGE);
-    return;
-  }
-  faultyCopy(sequence, remoteMap->base + remoteOffset, memAddr, size);
-  SET(error, SCI_ERR_OK);
-}
-
-/* ---------------------------------------------------------------- DMA */
-
-void SCICreateDMAQueue(sci_desc_t sd, sci_dma_queue_t *dq, unsigned int localAdapterNo, unsigned int maxEntries,
-                       unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  if (sd == NULL || localAdapterNo != 0 || maxEntries == 0) {
-    SET(error, SCI_ERR_ILLEGAL_PARAMETER);
-    return;
-  }
-  struct sci_dma_queue *q = calloc(1, sizeof *q);
-  q->maxEntries = maxEntries;
-  q->entries = calloc(maxEntries, sizeof *q->entries);
-  atomic_store(&q->state, SCI_DMAQUEUE_IDLE);
-  pthread_mutex_init(&q->lock, NULL);
-  pthread_cond_init(&q->done, NULL);
-  *dq = q;
-  SET(error, SCI_ERR_OK);
-}
-
-static void joinWorker(sci_dma_queue_t dq) {
-  if (dq->workerStarted) {
-    pthread_join(dq->worker, NULL);
-    dq->workerStarted = 0;
-  }
-}
-
-void SCIRemoveDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  if (atomic_load(&dq->state) == SCI_DMAQUEUE_POSTED) {
-    SET(error, SCI_ERR_BUSY);
-    return;
-  }
-  joinWorker(dq);
-  pthread_mutex_destroy(&dq->lock);
-  pthread_cond_destroy(&dq->done);
-  free(dq->entries);
-  free(dq);
-  SET(error, SCI_ERR_OK);
-}
-
-sci_dma_queue_state_t SCIEnqueueDMATransfer(sci_dma_queue_t dq, sci_local_segment_t localSegment,
-                                            sci_remote_segment_t remoteSegment, unsigned int localOffset,
-                                            unsigned int remoteOffset, unsigned int size, unsigned int flags,
-                                            sci_error_t *error) {
-  int state = atomic_load(&dq->state);
-  if (state == SCI_DMAQUEUE_POSTED) {
-    SET(error, SCI_ERR_BUSY);
-    return (sci_dma_queue_state_t)state;
-  }
-  if (dq->count >= dq->maxEntries) {
-    SET(error, SCI_ERR_MAX_ENTRIES);
-    return (sci_dma_queue_state_t)state;
-  }
-  if (localOffset % DMA_ALIGN != 0 || remoteOffset % DMA_ALIGN != 0) {
-    SET(error, SCI_ERR_OFFSET_ALIGNMENT);
-    return (sci_dma_queue_state_t)state;
-  }
-  if (size % DMA_ALIGN != 0) {
-    SET(error, SCI_ERR_SIZE_ALIGNMENT);
-    return (sci_dma_queue_state_t)state;
-  }
-  if ((unsigned long long)localOffset + size > localSegment->size ||
-      (unsigned long long)remoteOffset + size > remoteSegment->size) {
-    SET(error, SCI_ERR_OUT_OF_RANGE);
-    return (sci_dma_queue_state_t)state;
-  }
-  dma_entry_t *e = &dq->entries[dq->count++];
-  e->local = localSegment->data + localOffset;
-  e->remote = remoteSegment->data + remoteOffset;
-  e->size = size;
-  e->read = (flags & SCI_FLAG_DMA_READ) != 0;
-  atomic_store(&dq->state, SCI_DMAQUEUE_GATHER);
-  SET(error, SCI_ERR_OK);
-  return SCI_DMAQUEUE_GATHER;
-}
-
-static void *dmaWorker(void *arg) {
-  sci_dma_queue_t dq = arg;
-  struct sci_sequence seq;
-  memset(&seq, 0, sizeof seq);
-  for (unsigned int i = 0; i < dq->count; i++) {
-    dma_entry_t *e = &dq->entries[i];
-    if (e->read) faultyCopy(&seq, e->local, e->remote, e->size);
-    else faultyCopy(&seq, e->remote, e->local, e->size);
-  }
-  flushLate(&seq);
-  pthread_mutex_lock(&dq->lock);
-  dq->status = seq.failed ? SCI_ERR_TRANSFER_FAILED : SCI_ERR_OK;
-  atomic_store(&dq->state, seq.failed ? SCI_DMAQUEUE_ERROR : SCI_DMAQUEUE_DONE);
-  pthread_cond_broadcast(&dq->done);
-  pthread_mutex_unlock(&dq->lock);
-  if (dq->callback != NULL) dq->callback(dq->callbackArg, dq, dq->status);
-  return NULL;
-}
-
-void SCIPostDMAQueue(sci_dma_queue_t dq, sci_cb_dma_t callback, void *callbackArg, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  if (atomic_load(&dq->state) != SCI_DMAQUEUE_GATHER) {
-    SET(error, SCI_ERR_ILLEGAL_OPERATION);
-    return;
-  }
-  joinWorker(dq);
-  dq->callback = callback;
-  dq->callbackArg = callbackArg;
-  atomic_store(&dq->state, SCI_DMAQUEUE_POSTED);
-  if (pthread_create(&dq->worker, NULL, dmaWorker, dq) != 0) {
-    atomic_store(&dq->state, SCI_DMAQUEUE_ERROR);
-    SET(error, SCI_ERR_NOSPC);
-    return;
-  }
-  dq->workerStarted = 1;
-  SET(error, SCI_ERR_OK);
-}
-
-void SCIResetDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  if (atomic_load(&dq->state) == SCI_DMAQUEUE_POSTED) {
-    SET(error, SCI_ERR_BUSY);
-    return;
-  }
-  joinWorker(dq);
-  dq->count = 0;
-  atomic_store(&dq->state, SCI_DMAQUEUE_IDLE);
-  SET(error, SCI_ERR_OK);
-}
-
-sci_dma_queue_state_t SCIDMAQueueState(sci_dma_queue_t dq) { return (sci_dma_queue_state_t)atomic_load(&dq->state); }
-
-sci_dma_queue_state_t SCIWaitForDMAQueue(sci_dma_queue_t dq, unsigned int timeout, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  if (timeout != SCI_INFINITE_TIMEOUT) {
-    until.tv_sec += timeout / 1000;
-    until.tv_nsec += (long)(timeout % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
-  }
-  pthread_mutex_lock(&dq->lock);
-  while (atomic_load(&dq->state) == SCI_DMAQUEUE_POSTED) {
-    int rc = timeout == SCI_INFINITE_TIMEOUT ? pthread_cond_wait(&dq->done, &dq->lock)
-                                             : pthread_cond_timedwait(&dq->done, &dq->lock, &until);
-    if (rc == ETIMEDOUT) break;
-  }
-  int state = atomic_load(&dq->state);
-  pthread_mutex_unlock(&dq->lock);
-  if (state == SCI_DMAQUEUE_POSTED) SET(error, SCI_ERR_TIMEOUT);
-  else SET(error, state == SCI_DMAQUEUE_ERROR ? SCI_ERR_TRANSFER_FAILED : SCI_ERR_OK);
-  return (sci_dma_queue_state_t)state;
-}
-
-/* ---------------------------------------------------------------- interrupts */
-
-static _Atomic int32_t *interruptWord(unsigned int nodeId, unsigned int number, int create, int exclusive,
-                                      char *pathOut) {
-  char path[128];
-  objectPath(path, sizeof path, nodeId, 'i', number);
-  int fd = shm_open(path, O_RDWR | (create ? O_CREAT : 0) | (exclusive ? O_EXCL : 0) | O_CLOEXEC, 0600);
-  if (fd < 0) return NULL;
-  if (create && ftruncate(fd, 4096) != 0) {
-    close(fd);
-    shm_unlink(path);
-    return NULL;
-  }
-  void *p = mapFile(fd, 4096);
-  close(fd);
-  if (pathOut != NULL) snprintf(pathOut, 128, "%s", path);
-  return (_Atomic int32_t *)p;
-}
-
-void SCICreateInterrupt(sci_desc_t sd, sci_local_interrupt_t *interrupt, unsigned int localAdapterNo,
-                        unsigned int *interruptNo, void *callback, void *callbackArg, unsigned int flags,
-                        sci_error_t *error) {
-  (void)callback;
-  (void)callbackArg;
-  if (sd == NULL || localAdapterNo != 0 || interruptNo == NULL) {
-    SET(error, SCI_ERR_ILLEGAL_PARAMETER);
-    return;
-  }
-  pthread_mutex_lock(&emu.lock);
-  int full = emu.interrupts >= emu.maxInterrupts;
-  if (!full) emu.interrupts++;
-  pthread_mutex_unlock(&emu.lock);
-  if (full) {
-    SET(error, SCI_ERR_NOSPC);
-    return;
-  }
-  struct sci_local_interrupt *li = calloc(1, sizeof *li);
-  unsigned int node = nodeIdOf(emu.nodeIndex);
-  if (flags & SCI_FLAG_FIXED_INTNO) {
-    li->flag = interruptWord(node, *interruptNo, 1, 1, li->path);
-    li->number = *interruptNo;
-  } else {
-    for (unsigned int n = 1; n < 65536 && li->flag == NULL; n++) {
-      li->flag = interruptWord(node, n, 1, 1, li->path);
-      li->number = n;
-    }
-  }
-  if (li->flag == NULL) {
-    free(li);
-    pthread_mutex_lock(&emu.lock);
-    emu.interrupts--;
-    pthread_mutex_unlock(&emu.lock);
-    SET(error, (flags & SCI_FLAG_FIXED_INTNO) ? SCI_ERR_BUSY : SCI_ERR_NOSPC);
-    return;
-  }
-  atomic_store(li->flag, 0);
-  *interruptNo = li->number;
-  *interrupt = li;
-  SET(error, SCI_ERR_OK);
-}
-
-void SCIRemoveInterrupt(sci_local_interrupt_t interrupt, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  shm_unlink(interrupt->path);
-  munmap((void *)interrupt->flag, 4096);
-  free(interrupt);
-  pthread_mutex_lock(&emu.lock);
-  emu.interrupts--;
-  pthread_mutex_unlock(&emu.lock);
-  SET(error, SCI_ERR_OK);
-}
-
-void SCIWaitForInterrupt(sci_local_interrupt_t interrupt, unsigned int timeout, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  uint64_t deadline = timeout == SCI_INFINITE_TIMEOUT ? UINT64_MAX : nowMs() + timeout;
-  for (;;) {
-    /* Taking the flag consumes every trigger since the last wait: triggers coalesce. */
-    if (atomic_exchange(interrupt->flag, 0) != 0) {
-      SET(error, SCI_ERR_OK);
-      return;
-    }
-    uint64_t now = nowMs();
-    if (now >= deadline) {
-      SET(error, SCI_ERR_TIMEOUT);
-      return;
-    }
-    uint64_t left = deadline == UINT64_MAX ? 1000 : deadline - now;
-    struct timespec ts = {(time_t)(left / 1000), (long)(left % 1000) * 1000000L};
-    futex(interrupt->flag, FUTEX_WAIT, 0, &ts);
-  }
-}
-
-void SCIConnectInterrupt(sci_desc_t sd, sci_remote_interrupt_t *interrupt, unsigned int nodeId,
-                         unsigned int localAdapterNo, unsigned int interruptNo, unsigned int timeout, unsigned int flags,
-                         sci_error_t *error) {
-  (void)flags;
-  if (sd == NULL || localAdapterNo != 0) {
-    SET(error, SCI_ERR_ILLEGAL_PARAMETER);
-    return;
-  }
-  uint64_t deadline = timeout == SCI_INFINITE_TIMEOUT ? UINT64_MAX : nowMs() + timeout;
-  for (;;) {
-    _Atomic int32_t *w = interruptWord(nodeId, interruptNo, 0, 0, NULL);
-    if (w != NULL) {
-      struct sci_remote_interrupt *ri = calloc(1, sizeof *ri);
-      ri->flag = w;
-      *interrupt = ri;
-      SET(error, SCI_ERR_OK);
-      return;
-    }
-    if (nowMs() >= deadline) {
-      SET(error, SCI_ERR_NO_SUCH_INTNO);
-      return;
-    }
-    sleepMs(1);
-  }
-}
-
-void SCIDisconnectInterrupt(sci_remote_interrupt_t interrupt, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  munmap((void *)interrupt->flag, 4096);
-  free(interrupt);
-  SET(error, SCI_ERR_OK);
-}
-
-void SCITriggerInterrupt(sci_remote_interrupt_t interrupt, unsigned int flags, sci_error_t *error) {
-  (void)flags;
-  atomic_store(interrupt->flag, 1);
-  futex(interrupt->flag, FUTEX_WAKE, 1, NULL);
   SET(error, SCI_ERR_OK);
 }
 

@@ -87,7 +87,8 @@ describe('npm package (pack, install without a compiler, typed use, prebuilt add
       'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/locks/index.js', 'dist/src/locks/index.d.ts',
       'dist/src/futures/index.js', 'dist/src/futures/index.d.ts',
       'dist/bin/tsmpiexec.js', `prebuilds/${PLATFORM}/tsmpi.node`, `prebuilds/${PLATFORM}/sisci_emu.so`,
-      'native/binding.gyp', 'native/src/addon.cc', 'native/sisci/sisci_emu.c', 'native/sisci/include/sisci_api.h',
+      'native/binding.gyp', 'native/src/addon.cc', 'native/sisci/sisci_emu.c', 'native/sisci/sisci_emu.h',
+      'native/sisci/sisci_emu_interrupts.c', 'native/sisci/sisci_emu_transfer.c', 'native/sisci/include/sisci_api.h',
       'scripts/install.mjs', 'scripts/build-native.mjs',
     ]) {
       assert.ok(files.has(must), `${must} is missing from the tarball`);
