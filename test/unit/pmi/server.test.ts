@@ -3,33 +3,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { LineSplitter, PmiServer } from '../../../src/pmi/index.js';
-
-/** A raw asynchronous PMI client: send a line, await the next line. */
-class RawClient {
-  private readonly lines: string[] = [];
-  private waiting: ((line: string) => void) | null = null;
-  constructor(readonly socket: net.Socket) {
-    const split = new LineSplitter();
-    socket.setEncoding('utf8').on('data', (d: string) => {
-      for (const l of split.push(d)) {
-        if (this.waiting) {
-          const w = this.waiting;
-          this.waiting = null;
-          w(l);
-        } else this.lines.push(l);
-      }
-    });
-  }
-  next(): Promise<string> {
-    const l = this.lines.shift();
-    return l !== undefined ? Promise.resolve(l) : new Promise((resolve) => (this.waiting = resolve));
-  }
-  async ask(line: string): Promise<string> {
-    this.socket.write(line);
-    return this.next();
-  }
-}
+import { PmiServer } from '../../../src/pmi/index.js';
+import { RawClient } from './raw-client.js';
 
 describe('PMI-1 server', { timeout: 20_000 }, () => {
   const events: string[] = [];

@@ -5,9 +5,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { PmiError } from '../../../src/common/errors.js';
 import {
-  formatSpawnBlocks, LineSplitter, NameService, PmiClient, PmiRouter, PmiServer, SpawnAssembler,
+  formatSpawnBlocks, NameService, PmiClient, PmiRouter, PmiServer, SpawnAssembler,
   type LineChannel, type SpawnRequest,
 } from '../../../src/pmi/index.js';
+import { RawClient } from './raw-client.js';
 
 /** A channel that records what the client sent and answers each command from a queue, by command name. */
 class ScriptedChannel implements LineChannel {
@@ -135,32 +136,6 @@ describe('PMI client: spawn and the name service', () => {
     assert.equal(ch.sent[0], 'cmd=get kvsname=kvs_1 key=PARENT_ROOT_PORT_NAME\n');
   });
 });
-
-/** A raw asynchronous PMI client over a socket: write, await the next line. */
-class RawClient {
-  private readonly lines: string[] = [];
-  private waiting: ((line: string) => void) | null = null;
-  constructor(readonly socket: net.Socket) {
-    const split = new LineSplitter();
-    socket.setEncoding('utf8').on('data', (d: string) => {
-      for (const l of split.push(d)) {
-        if (this.waiting) {
-          const w = this.waiting;
-          this.waiting = null;
-          w(l);
-        } else this.lines.push(l);
-      }
-    });
-  }
-  next(): Promise<string> {
-    const l = this.lines.shift();
-    return l !== undefined ? Promise.resolve(l) : new Promise((resolve) => (this.waiting = resolve));
-  }
-  async ask(text: string): Promise<string> {
-    this.socket.write(text);
-    return this.next();
-  }
-}
 
 describe('PMI server: spawn, preput, appnum, the name service and routing', { timeout: 20_000 }, () => {
   const fail = (what: string) => () => assert.fail(what);
