@@ -8,11 +8,13 @@ import { addon } from '../native/addon.js';
 export const LOOP_MAX = 32;
 
 /**
- * From this many bytes the addon's memmove is used: V8 copies into or out of a
- * SharedArrayBuffer (every shared segment) with a relaxed-atomic memcpy of about 20-23 GB/s,
- * libc's memmove reaches 45-85 GB/s in cache and 50 GB/s from memory on this machine, and the
- * ~0.15 µs of a native call (copyRange: five arguments; stridedCopy's eight took ~0.2) is repaid
- * from about 4 KiB (node dist/bench/native/copy-throughput.js).
+ * From this many bytes a copy into or out of a SharedArrayBuffer goes through the addon's
+ * memmove: V8 copies shared memory with a relaxed-atomic memcpy of about 20-23 GB/s, libc's
+ * memmove reaches 45-85 GB/s in cache and 50 GB/s from memory on this machine, and the ~0.15 µs
+ * of a native call (copyRange: five arguments; stridedCopy's eight took ~0.2) is repaid from
+ * about 4 KiB (node dist/bench/native/copy-throughput.js). Between plain ArrayBuffers V8's own
+ * copy is memmove: the devices copy payloads through plain views of their segments
+ * (addon.shmPlainView), which need no call.
  */
 const NATIVE_MIN = 4096;
 
@@ -40,7 +42,7 @@ export function copyBytes(src: Uint8Array, srcOff: number, dst: Uint8Array, dstO
       dst[d + 7] = src[s + 7]!;
     }
     for (; i < len; i++) dst[dstOff + i] = src[srcOff + i]!;
-  } else if (len >= NATIVE_MIN) {
+  } else if (len >= NATIVE_MIN && (src.buffer instanceof SharedArrayBuffer || dst.buffer instanceof SharedArrayBuffer)) {
     addon.copyRange(src, srcOff, dst, dstOff, len);
   } else if (srcOff === 0 && len === src.length) {
     dst.set(src, dstOff);

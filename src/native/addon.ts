@@ -93,6 +93,9 @@ export interface NativeAddon extends UcxBinding, SocketBinding {
    */
   shmUnlink(name: string): boolean;
 
+  /** The memory of `buffer` as a plain ArrayBuffer that keeps it alive: memmove copies, not relaxed-atomic ones (shm.cc). */
+  shmPlainView(buffer: SharedArrayBuffer): ArrayBuffer;
+
   /**
    * Sleeps while `cells[index] === expected`, across processes (not FUTEX_PRIVATE), blocking
    * this thread (including the main thread, unlike `Atomics.wait`). Signals do not shorten it.

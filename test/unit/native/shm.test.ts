@@ -1,4 +1,4 @@
-// shmCreate / shmOpen / shmPrepare / shmUnlink: segments (whole or sparse) shared between processes, their mode, argument
+// shmCreate / shmOpen / shmPrepare / shmUnlink / shmPlainView: segments (whole or sparse) shared between processes, their mode, argument
 // checks, and the failures a caller must be able to tell apart (EEXIST, ENOSPC, ENOENT).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -177,6 +177,36 @@ import fs from 'node:fs';
       );
       assert.equal(child.status, 0, child.stderr);
       assert.deepEqual(child.stdout.trim().split('\n'), ['true', 'false']);
+    } finally {
+      addon.shmUnlink(name);
+    }
+  });
+
+  test('a plain view holds the segment\'s bytes, outlives the dropped SharedArrayBuffer, and lets the mapping go with it', { timeout: 20_000 }, async () => {
+    const name = uniqueName('shm-plain');
+    try {
+      const child = await runChild(
+        `import fs from 'node:fs';
+         const mapped = () => fs.readFileSync('/proc/self/maps', 'utf8').includes('/dev/shm/${name}');
+         const settle = async (done) => { for (let i = 0; i < 200 && !done(); i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 10)); } };
+         let sab = addon.shmCreate(${JSON.stringify(name)}, 3 * 4096);
+         let plain = addon.shmPlainView(sab);
+         console.log(plain instanceof ArrayBuffer, plain instanceof SharedArrayBuffer, plain.byteLength);
+         new Uint8Array(sab)[4097] = 0x3c;
+         new Uint8Array(plain).set([7, 8, 9], 10000);
+         console.log(new Uint8Array(plain)[4097], Array.from(new Uint8Array(sab, 10000, 3)).join(','));
+         sab = null;
+         await settle(() => false);
+         console.log(mapped(), new Uint8Array(plain)[4097]);
+         plain = null;
+         await settle(() => !mapped());
+         console.log(mapped());
+         try { addon.shmPlainView(new ArrayBuffer(8).byteLength); } catch (e) { console.log(e.name, e.code); }`,
+        15_000,
+        ['--expose-gc'],
+      );
+      assert.equal(child.status, 0, child.stderr);
+      assert.deepEqual(child.stdout.trim().split('\n'), ['true false 12288', `${0x3c} 7,8,9`, `true ${0x3c}`, 'false', 'TypeError EINVAL']);
     } finally {
       addon.shmUnlink(name);
     }
