@@ -110,8 +110,8 @@ export function warmUpMessagePath(world: World, comm: Intracomm): void {
 }
 
 /**
- * One message of each larger kind, now and then: through the pair's eager ring (2 KiB, 6 KiB, the
- * native copy from 4 KiB, 40 KiB) and by rendezvous (300 KiB). They need not be hot, only seen:
+ * One message of each larger kind, now and then: through the pair's eager ring (2 KiB, 6 KiB,
+ * 40 KiB) and by rendezvous (300 KiB). They need not be hot, only seen:
  * code V8 compiled without ever taking these branches is thrown away when a program first does
  * (measured: the 2- and 8-byte rows of osu_mbw_mr 3-5 x slower after its warm-up pass had sent
  * 4 KiB), and compiled again while the peer's clock runs. It backs each pair's eager ring
