@@ -17,6 +17,10 @@ using ReleaseMemory = void (*)(void* data, size_t length);
 Napi::Value NewExternalSharedArrayBuffer(Napi::Env env, void* data, size_t length,
                                          ReleaseMemory release);
 
+// A plain (not shared) ArrayBuffer over [data, data + length), memory that `owner` holds (a
+// SharedArrayBuffer, or a view of one): the view keeps `owner` alive, and with it the memory.
+Napi::Value NewPlainView(Napi::Env env, Napi::Value owner, void* data, size_t length);
+
 }  // namespace tsmpi
 
 #endif  // TSMPI_SAB_H_

@@ -241,22 +241,8 @@ Napi::Value ShmPrepare(const Napi::CallbackInfo& info) {
 // payloads through this view and keep their atomics and polls on the shared one. Not for polling:
 // the optimizing compiler may assume an ArrayBuffer's bytes change only through the program.
 Napi::Value ShmPlainView(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const char* call = "shmPlainView";
-  Bytes memory = GetBytes(info, 0, call, "buffer");
-  napi_ref owner = nullptr;
-  if (napi_create_reference(env, info[0], 1, &owner) != napi_ok) throw Napi::Error::New(env);
-  napi_value result = nullptr;
-  napi_status status = napi_create_external_arraybuffer(
-      env, memory.data, memory.length,
-      [](napi_env finalizeEnv, void*, void* hint) { napi_delete_reference(finalizeEnv, static_cast<napi_ref>(hint)); },
-      owner, &result);
-  if (status != napi_ok) {
-    napi_delete_reference(env, owner);
-    ThrowCodedError(env, "ERR_TSMPI_PLAIN_VIEW",
-                    std::string(call) + ": this runtime cannot make an ArrayBuffer over external memory");
-  }
-  return Napi::Value(env, result);
+  Bytes memory = GetBytes(info, 0, "shmPlainView", "buffer");
+  return NewPlainView(info.Env(), info[0], memory.data, memory.length);
 }
 
 Napi::Value ShmUnlink(const Napi::CallbackInfo& info) {

@@ -212,6 +212,34 @@ import fs from 'node:fs';
     }
   });
 
+  test('plain views of a large sparse segment do not count as the heap\'s external memory (no collection for it)', { timeout: 20_000 }, async () => {
+    const name = uniqueName('shm-plain-gc');
+    try {
+      // Counted as external memory, 16 views of 1 GiB made V8 collect the whole heap again and again
+      // (32 ranks' views of their segments: ~130 full collections in Init).
+      const child = await runChild(
+        `import { PerformanceObserver, constants } from 'node:perf_hooks';
+         let major = 0;
+         const observer = new PerformanceObserver((list) => {
+           for (const e of list.getEntries()) if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major++;
+         });
+         observer.observe({ entryTypes: ['gc'] });
+         const sab = addon.shmCreate(${JSON.stringify(name)}, 1 << 30, true);
+         const views = [];
+         const garbage = [];
+         for (let i = 0; i < 16; i++) { views.push(addon.shmPlainView(sab)); for (let k = 0; k < 2000; k++) garbage.push({ k }); }
+         await new Promise((r) => setTimeout(r, 100));
+         observer.disconnect();
+         console.log(major, views.every((v) => v.byteLength === 1 << 30));`,
+        15_000,
+      );
+      assert.equal(child.status, 0, child.stderr);
+      assert.equal(child.stdout.trim(), '0 true');
+    } finally {
+      addon.shmUnlink(name);
+    }
+  });
+
   test('a sparse segment costs memory only where it is prepared, and another process sees what is written there', { timeout: 20_000 }, async () => {
     const name = uniqueName('shm-sparse');
     const MiB = 1 << 20;
