@@ -39,9 +39,10 @@ CreateExternalSab FindNodeApiCreate() {
   return fn;
 }
 
-// With NewPlainView, the places that use V8 directly: Node 20's Node-API cannot make a
-// SharedArrayBuffer over external memory. A napi_value is a v8::Local<v8::Value> in Node's implementation, and the
-// handle lives in the HandleScope Node-API opened for the current call.
+// Here and in NewPlainView the addon uses V8 directly: Node 20's Node-API can make neither a
+// SharedArrayBuffer over external memory nor an ArrayBuffer V8 does not count as the heap's own.
+// A napi_value is a v8::Local<v8::Value> in Node's implementation, and the handle lives in the
+// HandleScope Node-API opened for the current call.
 napi_value NewWithV8(void* data, size_t length, Release* release) {
   v8::Isolate* isolate = v8::Isolate::GetCurrent();
   std::unique_ptr<v8::BackingStore> store = v8::SharedArrayBuffer::NewBackingStore(

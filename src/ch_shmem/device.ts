@@ -94,8 +94,8 @@ export class ShmemDevice implements Device {
    * Sender side, indexed by world rank: the peer's segment as words/bytes, our region in it. The
    * words are the SharedArrayBuffer's (sequence words, credits: atomics and polls); the bytes a
    * plain view of the same memory (addon.shmPlainView), which the payloads are copied through:
-   * V8 copies shared memory a relaxed-atomic byte at a time, plain memory with memmove (1-8 KiB
-   * messages 1.3-2 x faster each side, bench/native/message-path.js).
+   * V8 copies shared memory a relaxed-atomic byte at a time, plain memory with memmove (512 B -
+   * 4 KiB messages 1.3-2 x faster each side, bench/native/message-path.js).
    */
   private readonly outWords: (Int32Array | null)[];
   private readonly outBytes: (Uint8Array | null)[];
