@@ -42,25 +42,27 @@ CreateExternalSab FindNodeApiCreate() {
 // Here and in NewPlainView the addon uses V8 directly: Node 20's Node-API can make neither a
 // SharedArrayBuffer over external memory nor an ArrayBuffer V8 does not count as the heap's own.
 // A napi_value is a v8::Local<v8::Value> in Node's implementation, and the handle lives in the
-// HandleScope Node-API opened for the current call.
+// HandleScope Node-API opened for the current call; these two convert between them.
+static_assert(sizeof(napi_value) == sizeof(v8::Local<v8::Value>), "napi_value must be a v8::Local");
+
+napi_value FromV8(v8::Local<v8::Value> local) {
+  napi_value value;
+  std::memcpy(&value, &local, sizeof value);
+  return value;
+}
+
+v8::Local<v8::Value> ToV8(napi_value value) {
+  v8::Local<v8::Value> local;
+  std::memcpy(static_cast<void*>(&local), &value, sizeof value);
+  return local;
+}
+
 napi_value NewWithV8(void* data, size_t length, Release* release) {
   v8::Isolate* isolate = v8::Isolate::GetCurrent();
   std::unique_ptr<v8::BackingStore> store = v8::SharedArrayBuffer::NewBackingStore(
       data, length,
       [](void* d, size_t, void* hint) { RunRelease(d, static_cast<Release*>(hint)); }, release);
-  v8::Local<v8::Value> sab = v8::SharedArrayBuffer::New(isolate, std::move(store));
-  napi_value result;
-  static_assert(sizeof result == sizeof sab, "napi_value must be a v8::Local");
-  std::memcpy(&result, &sab, sizeof result);
-  return result;
-}
-
-template <typename T>
-v8::Local<T> ToV8(napi_value value) {
-  v8::Local<T> local;
-  static_assert(sizeof value == sizeof local, "napi_value must be a v8::Local");
-  std::memcpy(static_cast<void*>(&local), &value, sizeof value);
-  return local;
+  return FromV8(v8::SharedArrayBuffer::New(isolate, std::move(store)));
 }
 
 }  // namespace
@@ -76,13 +78,10 @@ Napi::Value NewPlainView(Napi::Env env, Napi::Value owner, void* data, size_t le
   v8::Local<v8::ArrayBuffer> plain = v8::ArrayBuffer::New(isolate, std::move(store));
   v8::Local<v8::Private> key =
       v8::Private::ForApi(isolate, v8::String::NewFromUtf8Literal(isolate, "tsmpi.plainView.owner"));
-  if (plain->SetPrivate(context, key, ToV8<v8::Value>(owner)).IsNothing()) {
+  if (plain->SetPrivate(context, key, ToV8(owner)).IsNothing()) {
     throw Napi::Error::New(env, "shmPlainView: cannot tie the view to its SharedArrayBuffer");
   }
-  v8::Local<v8::Value> value = plain;
-  napi_value result;
-  std::memcpy(&result, &value, sizeof result);
-  return Napi::Value(env, result);
+  return Napi::Value(env, FromV8(plain));
 }
 
 Napi::Value NewExternalSharedArrayBuffer(Napi::Env env, void* data, size_t length,

@@ -237,7 +237,7 @@ Napi::Value ShmPrepare(const Napi::CallbackInfo& info) {
 
 // The memory of a SharedArrayBuffer (or a view of one) as a plain ArrayBuffer that keeps it alive.
 // V8 copies into and out of a SharedArrayBuffer byte by relaxed-atomic byte (TypedArray.set: 1 KiB
-// ~50 ns, 4 KiB ~165), into and out of an ArrayBuffer with memmove (~25 and ~60): the devices copy
+// ~50 ns, 4 KiB ~165), into and out of an ArrayBuffer with memmove (~25 and ~60): ch_shmem copies
 // payloads through this view and keep their atomics and polls on the shared one. Not for polling:
 // the optimizing compiler may assume an ArrayBuffer's bytes change only through the program.
 Napi::Value ShmPlainView(const Napi::CallbackInfo& info) {

@@ -13,7 +13,7 @@ export const LOOP_MAX = 32;
  * memmove reaches 45-85 GB/s in cache and 50 GB/s from memory on this machine, and the ~0.15 µs
  * of a native call (copyRange: five arguments; stridedCopy's eight took ~0.2) is repaid from
  * about 4 KiB (node dist/bench/native/copy-throughput.js). Between plain ArrayBuffers V8's own
- * copy is memmove: the devices copy payloads through plain views of their segments
+ * copy is memmove: ch_shmem copies payloads through plain views of its segments
  * (addon.shmPlainView), which need no call.
  */
 const NATIVE_MIN = 4096;
