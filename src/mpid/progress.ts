@@ -73,6 +73,14 @@ export class Progress {
     this.wake.retract();
   }
 
+  /**
+   * Ends the sleep of the awaiting loop (drive): a request was completed outside progress, by
+   * the program (Grequest.Complete), and no packet will ring the doorbell for it.
+   */
+  wakeAwaiters(): void {
+    if (this.waiters.length > 0 && this.wake !== null) this.wake.poke();
+  }
+
   /** Requests awaited now (whenDone, waitUntil): what a state report says of an idle event loop. */
   get awaitedCount(): number {
     return this.waiters.length;

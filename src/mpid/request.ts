@@ -3,7 +3,10 @@ import { RNDV_DESC_WORDS, type PackedData } from './device.js';
 /** What a request does. */
 export const KIND_SEND = 1;
 export const KIND_RECV = 2;
-/** A probe or a matched message (Mprobe) holds an unexpected entry, not a buffer. */
+/**
+ * A request the layer above completes itself (generalized requests, Isendrecv's pair, the
+ * collectives' schedules, collective file accesses): no packet refers to it.
+ */
 export const KIND_GREQ = 3;
 
 /** Send modes. */

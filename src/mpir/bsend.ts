@@ -1,50 +1,79 @@
-import { STATE_DONE, type CompletionListener, type CoreRequest } from '../mpid/index.js';
+import { KIND_GREQ, STATE_DONE, type CompletionListener, type CoreRequest } from '../mpid/index.js';
+import { BUFFER_AUTOMATIC, type AttachArg } from './buffer-automatic.js';
 import { BSEND_OVERHEAD } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { runtime } from './runtime.js';
-import type { BufferLike } from './types.js';
+import { describe } from './validate.js';
 
 /**
- * The buffer of MPI.Attach_buffer: Bsend copies the message and accounts its size plus
- * BSEND_OVERHEAD against the attached bytes until the copy has been delivered, so a program
- * that would overflow the buffer gets MPI.ERR_BUFFER as MPI requires.
+ * A buffer for buffered sends: MPI.Attach_buffer's, or one communicator's (comm.Attach_buffer,
+ * MPI-4.1). Bsend copies the message and accounts its size plus BSEND_OVERHEAD against the
+ * attached bytes until the copy has been delivered, so a program that would overflow the buffer
+ * gets MPI.ERR_BUFFER as MPI requires. Flush waits for the copies to leave; Iflush gives a
+ * request (a generalized engine request) that completes when they have.
+ *
+ * Errors are MPIExceptions without a call's name; the caller adds it (or raises them through its
+ * communicator's handler, which does).
  */
-class BsendBuffer implements CompletionListener {
-  private attached: BufferLike | null = null;
+export class AttachedBuffer implements CompletionListener {
+  private attached: AttachArg | null = null;
   private capacity = 0;
   private used = 0;
-  private readonly inFlight = new Map<CoreRequest, number>();
+  /** Sends whose copies are in flight: the bytes each holds and its number (in the order sent). */
+  private readonly inFlight = new Map<CoreRequest, { charge: number; seq: number }>();
+  private sent = 0;
+  /** Iflush requests, each done once every send numbered up to its `upTo` has left. */
+  private flushes: { request: CoreRequest; upTo: number }[] = [];
 
-  attach(buf: BufferLike): void {
-    if (this.attached !== null) {
-      throw new MPIException(ErrorClass.ERR_BUFFER, 'MPI.Attach_buffer: a buffer is already attached; detach it first');
+  /** @param attachCall the call that attaches this buffer, named in "no buffer is attached". */
+  constructor(private readonly attachCall: string) {}
+
+  get isAttached(): boolean {
+    return this.attached !== null;
+  }
+
+  attach(buf: unknown): void {
+    if (!(buf === BUFFER_AUTOMATIC || ArrayBuffer.isView(buf) || buf instanceof ArrayBuffer || buf instanceof SharedArrayBuffer)) {
+      throw new MPIException(ErrorClass.ERR_BUFFER, `buf must be a TypedArray, Buffer, ArrayBuffer or MPI.BUFFER_AUTOMATIC, ` +
+        `got ${describe(buf)}`);
     }
-    this.attached = buf;
-    this.capacity = buf.byteLength;
+    if (this.attached !== null) throw new MPIException(ErrorClass.ERR_BUFFER, 'a buffer is already attached; detach it first');
+    this.attached = buf as AttachArg;
+    this.capacity = buf === BUFFER_AUTOMATIC ? Infinity : buf.byteLength;
     this.used = 0;
   }
 
-  /** Waits until every buffered send has left, then returns the buffer. */
-  detach(): BufferLike | null {
-    this.flush('MPI.Detach_buffer');
+  /** Waits until every buffered send has left, then returns the buffer (null when none was attached). */
+  detach(call: string): AttachArg | null {
+    this.flush(call);
     const b = this.attached;
     this.attached = null;
     this.capacity = 0;
     return b;
   }
 
-  /** MPI.Flush_buffer (MPI-4.1): waits until every buffered send has left; the buffer stays attached. */
+  /** Waits until every buffered send has left; the buffer stays attached. */
   flush(call: string): void {
     const world = runtime.requireRunning(call);
     while (this.inFlight.size > 0) world.progress.step();
   }
 
-  /** A private copy of `bytes` for a buffered send, charged to the attached buffer (throws without prefix). */
+  /** A request that completes once every send buffered so far has left (at once if none is in flight). */
+  iflush(call: string): CoreRequest {
+    const r = runtime.requireRunning(call).engine.requests.acquire(KIND_GREQ);
+    r.statusSource = -1;  // the empty status of a request that received nothing
+    r.statusTag = -1;
+    if (this.inFlight.size === 0) r.state = STATE_DONE;
+    else this.flushes.push({ request: r, upTo: this.sent });
+    return r;
+  }
+
+  /** A private copy of `bytes` for a buffered send, charged to this buffer (throws without a call prefix). */
   reserve(bytes: Uint8Array): Uint8Array {
     const need = bytes.length + BSEND_OVERHEAD;
     if (this.attached === null) {
-      throw new MPIException(ErrorClass.ERR_BUFFER, `no buffer is attached (call MPI.Attach_buffer with at least ${need} bytes)`);
+      throw new MPIException(ErrorClass.ERR_BUFFER, `no buffer is attached (call ${this.attachCall} with at least ${need} bytes)`);
     }
     if (this.used + need > this.capacity) {
       throw new MPIException(ErrorClass.ERR_BUFFER, `a message of ${bytes.length} bytes needs ${need} bytes of the ` +
@@ -61,15 +90,50 @@ class BsendBuffer implements CompletionListener {
       runtime.requireRunning('Bsend').engine.free(core);
       return;
     }
-    this.inFlight.set(core, bytes + BSEND_OVERHEAD);
+    this.inFlight.set(core, { charge: bytes + BSEND_OVERHEAD, seq: ++this.sent });
     core.listener = this;
   }
 
   requestDone(core: CoreRequest): void {
-    this.used -= this.inFlight.get(core) ?? 0;
+    this.used -= this.inFlight.get(core)?.charge ?? 0;
     this.inFlight.delete(core);
-    runtime.requireRunning('Bsend').engine.free(core);
+    const engine = runtime.requireRunning('Bsend').engine;
+    engine.free(core);
+    if (this.flushes.length === 0) return;
+    // The map keeps insertion order, so its first entry is the oldest send still in flight.
+    const oldest = this.inFlight.size === 0 ? Infinity : this.inFlight.values().next().value!.seq;
+    const waiting: { request: CoreRequest; upTo: number }[] = [];
+    for (const f of this.flushes) {
+      if (f.upTo >= oldest) {
+        waiting.push(f);
+        continue;
+      }
+      const r = f.request;
+      r.state = STATE_DONE;
+      if (r.userFreed) engine.requests.release(r);
+      else if (r.listener !== null) r.listener.requestDone(r);
+    }
+    this.flushes = waiting;
   }
 }
 
-export const bsendBuffer = new BsendBuffer();
+/** MPI.Attach_buffer's buffer, used by communicators that have none of their own. */
+export const processBuffer = new AttachedBuffer('MPI.Attach_buffer or comm.Attach_buffer');
+
+const commBuffers = new WeakMap<object, AttachedBuffer>();
+
+/** The communicator's own buffer (made detached on first use). */
+export function commBuffer(comm: object): AttachedBuffer {
+  let b = commBuffers.get(comm);
+  if (b === undefined) {
+    b = new AttachedBuffer('comm.Attach_buffer or MPI.Attach_buffer');
+    commBuffers.set(comm, b);
+  }
+  return b;
+}
+
+/** The buffer a buffered send on `comm` uses (MPI-4.1 §3.6): the communicator's, else the process's. */
+export function bufferFor(comm: object): AttachedBuffer {
+  const own = commBuffers.get(comm);
+  return own !== undefined && own.isAttached ? own : processBuffer;
+}

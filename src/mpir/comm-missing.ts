@@ -19,10 +19,6 @@ declare module './comm.js' {
     Iagree: Raises;
     Shrink: Raises;
     Ishrink: Raises;
-    Attach_buffer: Raises;
-    Detach_buffer: Raises;
-    Flush_buffer: Raises;
-    Iflush_buffer: Raises;
   }
 }
 
@@ -46,25 +42,8 @@ define(Comm.prototype, {
   Revoke: ulfm('Revoke'), Is_revoked: ulfm('Is_revoked'), Get_failed: ulfm('Get_failed'), Ack_failed: ulfm('Ack_failed'),
   Agree: ulfm('Agree'), Iagree: ulfm('Iagree'), Shrink: ulfm('Shrink'), Ishrink: ulfm('Ishrink'),
 });
-for (const [owner, target] of [['Comm', Comm.prototype], ['Session', Session.prototype]] as const) {
-  define(target, {
-    Attach_buffer: unsupportedCall(`${owner}.Attach_buffer`, UNSUPPORTED.localBuffers),
-    Detach_buffer: unsupportedCall(`${owner}.Detach_buffer`, UNSUPPORTED.localBuffers),
-    Flush_buffer: unsupportedCall(`${owner}.Flush_buffer`, UNSUPPORTED.localBuffers),
-    Iflush_buffer: unsupportedCall(`${owner}.Iflush_buffer`, UNSUPPORTED.localBuffers),
-  });
-}
-
-/** MPI.Grequest: generalized requests, not implemented; its Start raises. */
-export class Grequest {
-  private constructor() {}
-  static Start = unsupportedCall('MPI.Grequest.Start', UNSUPPORTED.grequest);
-}
-export interface Grequest {
-  Complete: Raises;
-  complete: Raises;
-}
-define(Grequest.prototype, {
-  Complete: unsupportedCall('Grequest.Complete', UNSUPPORTED.grequest),
-  complete: unsupportedCall('Grequest.complete', UNSUPPORTED.grequest),
+const sessionBuffers = (name: string): Raises => unsupportedCall(`Session.${name}`, UNSUPPORTED.sessionBuffers);
+define(Session.prototype, {
+  Attach_buffer: sessionBuffers('Attach_buffer'), Detach_buffer: sessionBuffers('Detach_buffer'),
+  Flush_buffer: sessionBuffers('Flush_buffer'), Iflush_buffer: sessionBuffers('Iflush_buffer'),
 });

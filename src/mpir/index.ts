@@ -11,6 +11,7 @@ export { Errhandler, type ErrhandlerFunction } from './errhandler.js';
 export { Session } from './session.js';
 export { Status } from './status.js';
 export { Request, Prequest, Message, type ObjectRequest, type Yield } from './request.js';
+export { Grequest, type GrequestQueryFn, type GrequestFreeFn, type GrequestCancelFn } from './grequest.js';
 export { Datatype } from './datatype.js';
 export { Info } from './info.js';
 export { Win } from './rma/win.js';

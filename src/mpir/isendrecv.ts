@@ -1,4 +1,4 @@
-import { MODE_STANDARD, STATE_DONE, type CoreRequest } from '../mpid/index.js';
+import { KIND_GREQ, MODE_STANDARD, STATE_DONE, type CoreRequest } from '../mpid/index.js';
 import type { CompletionListener, Engine } from '../mpid/index.js';
 import { decodeBuffer, BufferSpec, finishUnpack, dropUnpack } from './buffer.js';
 import { Comm } from './comm.js';
@@ -93,7 +93,7 @@ class SendrecvRequest extends Request {
 
 function pairRequest(comm: Comm, call: string, recv: CoreRequest | null, send: CoreRequest | null): Request {
   const engine = runtime.requireRunning(call).engine;
-  const g = engine.requests.acquire(3 /* KIND_GREQ */);
+  const g = engine.requests.acquire(KIND_GREQ);
   return new SendrecvRequest(new Pair(engine, g, recv, send), comm);
 }
 

@@ -13,7 +13,9 @@ import { reduceLocal } from './reduce-local.js';
 import { Session } from './session.js';
 import { File, FILE_NULL, fileConstants } from './file.js';
 import { connectToParent, disconnectAll, dynamicProcessCalls } from './dynamic.js';
-import { Grequest } from './comm-missing.js';
+import './comm-buffer.js';
+import './comm-missing.js';
+import { Grequest } from './grequest.js';
 import './idup.js';
 import './intercomm-from-groups.js';
 import { UNSUPPORTED, unsupportedCall } from './unsupported.js';
@@ -32,7 +34,8 @@ import { Datatype, DatatypeConstants, Datatypes } from './datatype.js';
 import { GROUP_EMPTY, Group } from './group.js';
 import { Message, Prequest, Request } from './request.js';
 import { Status } from './status.js';
-import { bsendBuffer } from './bsend.js';
+import { processBuffer } from './bsend.js';
+import { BUFFER_AUTOMATIC, type AttachArg } from './buffer-automatic.js';
 import { Op, Ops } from './op.js';
 import { IN_PLACE } from './in-place.js';
 import { KEYVAL_INVALID, deleteAttrsAtFinalize } from './attributes.js';
@@ -117,23 +120,38 @@ function Abort(comm: Comm = COMM_WORLD, errorcode = 0): never {
   return comm.Abort(errorcode);
 }
 
-/** Gives MPI a buffer for Bsend/Ibsend (each message needs its size plus MPI.BSEND_OVERHEAD). */
-function Attach_buffer(buf: BufferLike): void {
+/**
+ * Gives MPI a buffer for Bsend/Ibsend on communicators without one of their own (each message
+ * needs its size plus MPI.BSEND_OVERHEAD); MPI.BUFFER_AUTOMATIC lets them use what they need.
+ */
+function Attach_buffer(buf: AttachArg): void {
   runtime.requireRunning('MPI.Attach_buffer');
-  if (!(ArrayBuffer.isView(buf) || buf instanceof ArrayBuffer || buf instanceof SharedArrayBuffer)) {
-    throw new MPIException(ErrorClass.ERR_BUFFER, 'MPI.Attach_buffer: expected a TypedArray, Buffer or ArrayBuffer');
-  }
-  bsendBuffer.attach(buf);
+  named('MPI.Attach_buffer', () => processBuffer.attach(buf));
 }
 
-/** Waits until all buffered messages are delivered and returns the attached buffer. */
-function Detach_buffer(): BufferLike | null {
-  return bsendBuffer.detach();
+/** Waits until all buffered messages are delivered and returns the attached buffer (null if none). */
+function Detach_buffer(): AttachArg | null {
+  return processBuffer.detach('MPI.Detach_buffer');
 }
 
 /** MPI-4.1: waits until every message buffered by Bsend/Ibsend has left the attached buffer. */
 function Flush_buffer(): void {
-  bsendBuffer.flush('MPI.Flush_buffer');
+  processBuffer.flush('MPI.Flush_buffer');
+}
+
+/** MPI-4.1: a request that completes once every message buffered so far has left the attached buffer. */
+function Iflush_buffer(): Request {
+  return new Request(processBuffer.iflush('MPI.Iflush_buffer'), null);
+}
+
+/** Runs `fn`, naming `call` in the MPI.Exception it throws. */
+function named(call: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof MPIException) throw new MPIException(e.error_class, `${call}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** base + disp, as an address (MPI_Aint arithmetic: addresses are plain numbers here). */
@@ -216,7 +234,7 @@ export const MPI = {
   Get_library_version,
   ...errorCalls,
   Flush_buffer,
-  Iflush_buffer: unsupportedCall('MPI.Iflush_buffer', UNSUPPORTED.iflush),
+  Iflush_buffer,
   Aint_add,
   Aint_diff,
   Pcontrol,
@@ -266,6 +284,7 @@ export const MPI = {
   ...DatatypeConstants,
   Attach_buffer,
   Detach_buffer,
+  BUFFER_AUTOMATIC,
   ...constants,
   Op,
   ...Ops,

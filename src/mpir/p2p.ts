@@ -1,6 +1,6 @@
 import { DIRECT_PACK } from '../mpid/config.js';
 import { MODE_BUFFERED, MODE_STANDARD, type CoreRequest, type Unexpected } from '../mpid/index.js';
-import { bsendBuffer } from './bsend.js';
+import { bufferFor } from './bsend.js';
 import { BufferSpec, type NonContiguous, decodeBuffer, expectUnpack, finishUnpack } from './buffer.js';
 import type { Comm, CommCore } from './comm.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB_VALUE } from './constants.js';
@@ -102,13 +102,14 @@ export function startSend(comm: Comm, call: string, buf: unknown, dest: number, 
   if (dest === PROC_NULL) return null;
   const world = runtime.requireRunning(call);
   if (mode === MODE_BUFFERED) {
+    const buffer = bufferFor(comm);
     try {
-      bytes = bsendBuffer.reserve(bytes);
+      bytes = buffer.reserve(bytes);
     } catch (e) {
       comm.fail(call, (e as MPIException).error_class, (e as MPIException).message);
     }
     const r = world.engine.isend(bytes, core.worldRanks[dest]!, core.ctx, core.rank, tag, MODE_STANDARD);
-    bsendBuffer.track(r, bytes.length);
+    buffer.track(r, bytes.length);
     return null;
   }
   const peer = core.worldRanks[dest]!;

@@ -1,4 +1,4 @@
-import { MODE_STANDARD, STATE_DONE, type CompletionListener, type CoreRequest, type Engine, type ProgressHook } from '../mpid/index.js';
+import { KIND_GREQ, MODE_STANDARD, STATE_DONE, type CompletionListener, type CoreRequest, type Engine, type ProgressHook } from '../mpid/index.js';
 import { BufferSpec, decodeBuffer } from './buffer.js';
 import { Comm, type CommCore } from './comm.js';
 import { PROC_NULL } from './constants.js';
@@ -96,7 +96,7 @@ abstract class Partitioned extends Prequest implements CompletionListener {
   private begin(): CoreRequest | null {
     this.resetRound();
     if (this.peer === PROC_NULL) return null;
-    const r = this.engine.requests.acquire(3 /* KIND_GREQ */);
+    const r = this.engine.requests.acquire(KIND_GREQ);
     r.statusSource = this.peer;
     r.statusTag = this.tag;
     this.round = r;

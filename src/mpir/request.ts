@@ -173,6 +173,30 @@ export class Request<T = Status> implements PromiseLike<T> {
     raise(`Request.${call}`, ErrorClass.ERR_ARG, bad);
   }
 
+  /**
+   * @internal Whether progress can complete the request while this rank blocks in a wait: true
+   * but for a generalized request the program has not completed (grequest.ts).
+   */
+  protected completesWhileBlocked(): boolean {
+    return true;
+  }
+
+  /** @internal A blocking wait that nothing could end: raised instead of hanging. */
+  protected neverCompletes(call: string): never {
+    raise(call, ErrorClass.ERR_REQUEST, 'the wait would never end: it needs a generalized request that is not complete, ' +
+      'and tsmpi runs no program code while a rank blocks, so nothing could call its Complete(); complete it first, ' +
+      'or await the request and complete it from a callback');
+  }
+
+  /** @internal Raises for a blocking wait on `requests` when no active one can complete while the rank blocks. */
+  private static checkCanBlock(call: string, requests: readonly Request<unknown>[]): void {
+    for (let i = 0; i < requests.length; i++) {
+      const r = requests[i]!;
+      if (r.active && r.completesWhileBlocked()) return;
+    }
+    for (const r of requests) if (r.active) r.neverCompletes(call);
+  }
+
   /** @internal Hook: the engine request completed and is about to be released (object receives read it). */
   protected onComplete(_core: CoreRequest): void {}
 
@@ -248,6 +272,7 @@ export class Request<T = Status> implements PromiseLike<T> {
         if (status) fillEmpty(status);
         return UNDEFINED;
       }
+      Request.checkCanBlock('Request.Waitany', requests);
       world.progress.step();
     }
   }
@@ -365,6 +390,7 @@ export class Request<T = Status> implements PromiseLike<T> {
     for (;;) {
       const done = Request.Testsome(requests, statuses);
       if (done === null || done.length > 0) return done;
+      Request.checkCanBlock('Request.Waitsome', requests);
       world.progress.step();
     }
   }

@@ -9,14 +9,11 @@ import { MPIException } from './exception.js';
 export const UNSUPPORTED = {
   /** User data representations of MPI-IO (issue 18): files take native, internal and external32. */
   io: 'user data representations are not implemented; File.Set_view takes native, internal and external32',
-  /** MPI-4.1's buffers of one communicator or session, beside MPI.Attach_buffer's. */
-  localBuffers: "buffers attached to one communicator or session (MPI-4.1) are not implemented; use MPI.Attach_buffer",
+  /** MPI-4.1's buffer of one session: its communicators would each have to know the session they derive from. */
+  sessionBuffers: 'buffers attached to a session (MPI-4.1) are not implemented; attach one to each communicator ' +
+    '(comm.Attach_buffer) or to the process (MPI.Attach_buffer)',
   /** User-Level Failure Mitigation (MPIX_ in MPICH, not in MPI-4). */
   ulfm: 'fault tolerance (ULFM: Revoke, Shrink, Agree, failure acknowledgement) is not implemented',
-  /** Generalized requests. */
-  grequest: 'generalized requests (MPI.Grequest) are not implemented',
-  /** A non-blocking flush of the attached buffer. */
-  iflush: 'a non-blocking flush of the attached buffer is not implemented; MPI.Flush_buffer blocks until it is empty',
   /** MPI-4.1's hardware resource query. */
   hwInfo: 'the hardware resource query of MPI-4.1 is not implemented; Split_type(MPI.COMM_TYPE_HW_GUIDED) knows mpi_shared_memory',
 } as const;

@@ -1,4 +1,4 @@
-import { MODE_STANDARD, STATE_DONE, type CoreRequest, type Engine, type ProgressHook } from '../../mpid/index.js';
+import { KIND_GREQ, MODE_STANDARD, STATE_DONE, type CoreRequest, type Engine, type ProgressHook } from '../../mpid/index.js';
 import type { World } from '../../mpid/world.js';
 import type { CommCore } from '../comm.js';
 import { ErrorClass } from '../error-classes.js';
@@ -142,7 +142,7 @@ export class Schedule {
 
   /** Runs the prepare steps, posts the first round; the scheduler advances the rest. */
   start(): void {
-    this.request = this.engine.requests.acquire(3 /* KIND_GREQ */);
+    this.request = this.engine.requests.acquire(KIND_GREQ);
     this.done = false;
     this.error = null;
     try {

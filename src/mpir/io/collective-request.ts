@@ -1,4 +1,4 @@
-import { STATE_DONE, type CoreRequest } from '../../mpid/index.js';
+import { KIND_GREQ, STATE_DONE, type CoreRequest } from '../../mpid/index.js';
 import { Request } from '../request.js';
 import { runtime } from '../runtime.js';
 import type { Status } from '../status.js';
@@ -89,7 +89,7 @@ export class CollectiveFileRequest extends Request {
 
   /** @internal */
   constructor(private readonly after: (n: number) => void, private readonly raise: (e: unknown) => never) {
-    super(runtime.requireRunning('File').engine.requests.acquire(3 /* KIND_GREQ */), null);
+    super(runtime.requireRunning('File').engine.requests.acquire(KIND_GREQ), null);
   }
 
   /** @internal Called by the queue: the access ended with `bytes` moved, or with `error`. */

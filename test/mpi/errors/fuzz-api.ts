@@ -29,7 +29,7 @@ export interface ApiCall {
 
 /** The classes of the MPI object whose instances or statics the fuzzer calls. */
 export const CLASSES = ['Comm', 'Intracomm', 'Intercomm', 'Cartcomm', 'Graphcomm', 'Distgraphcomm', 'Group', 'Datatype',
-  'Op', 'Info', 'Request', 'Prequest', 'Message', 'Status', 'Win', 'Errhandler', 'Exception', 'Session'] as const;
+  'Op', 'Info', 'Request', 'Prequest', 'Grequest', 'Message', 'Status', 'Win', 'Errhandler', 'Exception', 'Session'] as const;
 
 const DECL_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'mpir');
 

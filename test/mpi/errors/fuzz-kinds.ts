@@ -256,7 +256,7 @@ export function kindOf(call: ApiCall, p: Param): Kind | { reason: string } {
   if (call.owner === 'Request' && (n === 'onFulfilled' || n === 'onRejected')) return { reason: 'the promise protocol' };
   if (/Buf(Spec|ferLike)/.test(t) && /^(memory|location)$/.test(n)) return KINDS.memory!;
   if (/BufSpec/.test(t) || /^(buf|sendbuf|recvbuf|inbuf|inoutbuf|outbuf|origin|result|compare)$/.test(n)) {
-    return call.owner === 'Datatype' || n === 'buf' && call.owner === 'MPI' ? KINDS.memory! : bufferKind(n);
+    return call.owner === 'Datatype' || n === 'buf' && (call.owner === 'MPI' || call.name === 'Attach_buffer') ? KINDS.memory! : bufferKind(n);
   }
   if (/^(memory|location)$/.test(n)) return KINDS.memory!;
   switch (n) {
@@ -318,7 +318,9 @@ export function kindOf(call: ApiCall, p: Param): Kind | { reason: string } {
     case 'partition': case 'partition_low': case 'partition_high': return PARTITION;
     case 'partitions': return /ArrayLike/.test(t) ? PARTITION_LIST : KINDS.count!;
     case 'other': return INFO_SOURCE;
-    case 'args': return call.name === 'Spawn_multiple' ? SPAWN_ARGS : ENV_ARGS;
+    case 'args': return call.owner === 'Grequest' ? GREQ_ARGS : call.name === 'Spawn_multiple' ? SPAWN_ARGS : ENV_ARGS;
+    case 'kwargs': return KWARGS;
+    case 'query_fn': case 'free_fn': case 'cancel_fn': return CALLBACK_OR_NULL;
     case 'fallback': return { reason: 'a fallback is returned as given' };
     case 'session': return SESSION;
     case 'command': return call.name === 'Spawn_multiple' ? SPAWN_COMMANDS : SPAWN_COMMAND;
@@ -393,6 +395,13 @@ const SERVICE_NAME: Kind = {
   isValid: (v) => typeof v === 'string' && v !== '' && !/\s/.test(v),
 };
 
+/** Grequest.Start: callbacks that may be null, the callbacks' arguments, mpi4py's keyword arguments. */
+const CALLBACK_OR_NULL: Kind = { name: 'callback', valid: () => null, classes: [E.ERR_ARG],
+  isValid: (v) => v === undefined || v === null || typeof v === 'function' };
+const GREQ_ARGS: Kind = { name: 'args', valid: () => null, classes: [E.ERR_ARG],
+  isValid: (v) => v === undefined || v === null || Array.isArray(v) };
+const KWARGS: Kind = { name: 'kwargs', valid: () => null, classes: [E.ERR_ARG],
+  isValid: (v) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v)) };
 const PSET_NAME: Kind = {
   name: 'pset_name', valid: () => 'mpi://WORLD', classes: [E.ERR_ARG], isValid: (v) => v === 'mpi://WORLD' || v === 'mpi://SELF',
 };
