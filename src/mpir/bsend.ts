@@ -3,12 +3,13 @@ import { BUFFER_AUTOMATIC, type AttachArg } from './buffer-automatic.js';
 import { BSEND_OVERHEAD } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
+import { sessionOf } from './lineage.js';
 import { runtime } from './runtime.js';
 import { describe } from './validate.js';
 
 /**
- * A buffer for buffered sends: MPI.Attach_buffer's, or one communicator's (comm.Attach_buffer,
- * MPI-4.1). Bsend copies the message and accounts its size plus BSEND_OVERHEAD against the
+ * A buffer for buffered sends: MPI.Attach_buffer's, one communicator's or one session's
+ * (comm.Attach_buffer, session.Attach_buffer: MPI-4.1). Bsend copies the message and accounts its size plus BSEND_OVERHEAD against the
  * attached bytes until the copy has been delivered, so a program that would overflow the buffer
  * gets MPI.ERR_BUFFER as MPI requires. Flush waits for the copies to leave; Iflush gives a
  * request (a generalized engine request) that completes when they have.
@@ -120,20 +121,27 @@ export class AttachedBuffer implements CompletionListener {
 /** MPI.Attach_buffer's buffer, used by communicators that have none of their own. */
 export const processBuffer = new AttachedBuffer('MPI.Attach_buffer or comm.Attach_buffer');
 
-const commBuffers = new WeakMap<object, AttachedBuffer>();
+/** Communicators' and sessions' own buffers, made detached on first use. */
+const ownBuffers = new WeakMap<object, AttachedBuffer>();
 
-/** The communicator's own buffer (made detached on first use). */
-export function commBuffer(comm: object): AttachedBuffer {
-  let b = commBuffers.get(comm);
+/** The buffer of a communicator or a session. */
+export function ownBuffer(owner: object): AttachedBuffer {
+  let b = ownBuffers.get(owner);
   if (b === undefined) {
-    b = new AttachedBuffer('comm.Attach_buffer or MPI.Attach_buffer');
-    commBuffers.set(comm, b);
+    b = new AttachedBuffer('comm.Attach_buffer, session.Attach_buffer or MPI.Attach_buffer');
+    ownBuffers.set(owner, b);
   }
   return b;
 }
 
-/** The buffer a buffered send on `comm` uses (MPI-4.1 §3.6): the communicator's, else the process's. */
+/**
+ * The buffer a buffered send on `comm` uses (MPI-4.1 §3.6): the communicator's, else that of the
+ * session it derives from (lineage.ts), else the process's.
+ */
 export function bufferFor(comm: object): AttachedBuffer {
-  const own = commBuffers.get(comm);
-  return own !== undefined && own.isAttached ? own : processBuffer;
+  const own = ownBuffers.get(comm);
+  if (own !== undefined && own.isAttached) return own;
+  const session = sessionOf(comm);
+  const inherited = session === undefined ? undefined : ownBuffers.get(session);
+  return inherited !== undefined && inherited.isAttached ? inherited : processBuffer;
 }

@@ -1,4 +1,4 @@
-import { commBuffer } from './bsend.js';
+import { ownBuffer } from './bsend.js';
 import type { AttachArg } from './buffer-automatic.js';
 import { Comm } from './comm.js';
 import { MPIException } from './exception.js';
@@ -38,17 +38,17 @@ function through<T>(comm: Comm, call: string, fn: () => T): T {
 }
 
 Comm.prototype.Attach_buffer = function (this: Comm, buf: AttachArg): void {
-  through(this, 'Attach_buffer', () => commBuffer(this).attach(buf));
+  through(this, 'Attach_buffer', () => ownBuffer(this).attach(buf));
 };
 
 Comm.prototype.Detach_buffer = function (this: Comm): AttachArg | null {
-  return through(this, 'Detach_buffer', () => commBuffer(this).detach('Comm.Detach_buffer'));
+  return through(this, 'Detach_buffer', () => ownBuffer(this).detach('Comm.Detach_buffer'));
 };
 
 Comm.prototype.Flush_buffer = function (this: Comm): void {
-  through(this, 'Flush_buffer', () => commBuffer(this).flush('Comm.Flush_buffer'));
+  through(this, 'Flush_buffer', () => ownBuffer(this).flush('Comm.Flush_buffer'));
 };
 
 Comm.prototype.Iflush_buffer = function (this: Comm): Request {
-  return through(this, 'Iflush_buffer', () => new Request(commBuffer(this).iflush('Comm.Iflush_buffer'), this));
+  return through(this, 'Iflush_buffer', () => new Request(ownBuffer(this).iflush('Comm.Iflush_buffer'), this));
 };

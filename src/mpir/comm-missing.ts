@@ -1,11 +1,10 @@
 import { Comm } from './comm.js';
-import { Session } from './session.js';
 import { UNSUPPORTED, unsupportedCall } from './unsupported.js';
 
 /**
- * The communicator and session methods of mpi4py that tsmpi does not implement: each exists and
- * raises MPI.ERR_UNSUPPORTED_OPERATION (unsupported.ts). They live here, declared onto the
- * classes, so comm.ts holds what works.
+ * The communicator methods of mpi4py that tsmpi does not implement (ULFM's, not in MPI-4): each
+ * exists and raises MPI.ERR_UNSUPPORTED_OPERATION (unsupported.ts). They live here, declared
+ * onto the class, so comm.ts holds what works.
  */
 type Raises = (...args: unknown[]) => never;
 
@@ -22,15 +21,6 @@ declare module './comm.js' {
   }
 }
 
-declare module './session.js' {
-  interface Session {
-    Attach_buffer: Raises;
-    Detach_buffer: Raises;
-    Flush_buffer: Raises;
-    Iflush_buffer: Raises;
-  }
-}
-
 function define(target: object, methods: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(methods)) {
     Object.defineProperty(target, name, { value, writable: true, configurable: true });
@@ -41,9 +31,4 @@ const ulfm = (name: string): Raises => unsupportedCall(`Comm.${name}`, UNSUPPORT
 define(Comm.prototype, {
   Revoke: ulfm('Revoke'), Is_revoked: ulfm('Is_revoked'), Get_failed: ulfm('Get_failed'), Ack_failed: ulfm('Ack_failed'),
   Agree: ulfm('Agree'), Iagree: ulfm('Iagree'), Shrink: ulfm('Shrink'), Ishrink: ulfm('Ishrink'),
-});
-const sessionBuffers = (name: string): Raises => unsupportedCall(`Session.${name}`, UNSUPPORTED.sessionBuffers);
-define(Session.prototype, {
-  Attach_buffer: sessionBuffers('Attach_buffer'), Detach_buffer: sessionBuffers('Detach_buffer'),
-  Flush_buffer: sessionBuffers('Flush_buffer'), Iflush_buffer: sessionBuffers('Iflush_buffer'),
 });

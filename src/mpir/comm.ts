@@ -18,6 +18,7 @@ import { Errhandler, type ErrhandlerFunction } from './errhandler.js';
 import { INFO_NULL, Info, checkInfo, copyHints, getHints, setHints } from './info.js';
 import { MPIException } from './exception.js';
 import { Group as GroupClass, type Group } from './group.js';
+import { derived } from './lineage.js';
 import * as p2p from './p2p.js';
 import { type Message, ObjectRequest, Prequest, Request } from './request.js';
 import { runtime } from './runtime.js';
@@ -403,15 +404,13 @@ export class Comm {
   /** Blocks until every member has entered the barrier (see TSMPI_COLL_BARRIER). */
   Barrier(): void { coll.barrier(this.coll('Barrier', true), false); }
 
-  barrier(): void {
-    this.Barrier();
-  }
+  barrier(): void { this.Barrier(); }
 
   // ------------------------------------------------- communicator management
 
   /** The group of this communicator's members. */
   Get_group(): Group {
-    return commGroup(this.live('Get_group'));
+    return derived(commGroup(this.live('Get_group')), this);
   }
 
   /** Collective: a new communicator with the same members in the same order (and info's hints, if given). */
@@ -580,11 +579,11 @@ export class Comm {
 
   // Object forms of the collectives (node:v8 structured clones, as send and recv).
 
-  /** The root's value, at every rank (what other ranks pass is ignored; null is usual). */
+  /** The root's value, at every rank (others pass null, as usual); intercommunicators: null in the root's group. */
   bcast<T>(obj: T, root = 0): T { this.live('bcast'); coll.checkObjectArgs(this, 'bcast', undefined, root); return coll.bcastObject(this, obj, root) as T; }
   /** Every rank's value as an array at the root (null elsewhere). */
   gather<T>(obj: T, root = 0): T[] | null { this.live('gather'); coll.checkObjectArgs(this, 'gather', undefined, root); return coll.gatherObject(this, obj, root) as T[] | null; }
-  /** Element r of the root's array, at rank r (other ranks pass null). */
+  /** Element r of the root's array, at rank r (others pass null); intercommunicators: null in the root's group. */
   scatter<T>(objs: readonly T[] | null, root = 0): T { this.live('scatter'); coll.checkObjectArgs(this, 'scatter', undefined, root); return coll.scatterObject(this, objs, root) as T; }
   allgather<T>(obj: T): T[] { this.live('allgather'); return coll.allgatherObject(this, obj) as T[]; }
   /** objs[r] goes to rank r; element r of the result came from rank r. */
@@ -618,7 +617,7 @@ export class Comm {
     if (core === null) return COMM_NULL;
     const comm = new Intracomm(`comm#${core.ctx}`, core);
     comm.errhandler = this.errhandler;
-    return comm;
+    return derived(comm, this);
   }
 }
 
@@ -657,7 +656,7 @@ export class Intracomm extends Comm {
     const comm = new Intracomm(`comm#${core.ctx}`, core);
     comm.Set_errhandler(handler);
     setHints(comm, info);
-    return comm;
+    return derived(comm, group);
   }
 }
 

@@ -2,6 +2,7 @@ import { describe } from './buffer.js';
 import { IDENT, PROC_NULL, SIMILAR, UNDEFINED, UNEQUAL } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
+import { derived } from './lineage.js';
 
 /**
  * MPI.Group, mpi4py-style: an ordered set of processes, kept as the world rank of each member
@@ -96,7 +97,7 @@ export class Group {
 
   /** A new group with the same members. */
   Dup(): Group {
-    return Group.ofWorldRanks(this.live('Dup'), this.self);
+    return Group.derive(this.live('Dup'), this.self, this);
   }
 
   /** The members at `ranks`, in that order. */
@@ -112,7 +113,7 @@ export class Group {
       seen[r] = 1;
       out[i] = members[r]!;
     }
-    return Group.ofWorldRanks(out, this.self);
+    return Group.derive(out, this.self, this);
   }
 
   /** The members not at `ranks`, in their order in this group. */
@@ -135,7 +136,7 @@ export class Group {
     const list = expandRanges('Range_incl', ranks, members.length);
     const out = new Int32Array(list.length);
     for (let i = 0; i < list.length; i++) out[i] = members[list[i]!]!;
-    return Group.ofWorldRanks(out, this.self);
+    return Group.derive(out, this.self, this);
   }
 
   /** The members not at the ranks of any [first, last, stride] triplet, in their order here. */
@@ -153,7 +154,7 @@ export class Group {
     const out = new Int32Array(n);
     n = 0;
     for (let i = 0; i < members.length; i++) if (flags[i] === want) out[n++] = members[i]!;
-    return Group.ofWorldRanks(out, this.self);
+    return Group.derive(out, this.self, this);
   }
 
   /** All members of group1 in order, then those of group2 not in group1, in order. */
@@ -163,21 +164,27 @@ export class Group {
     const inA = new Set(a);
     const out: number[] = Array.from(a);
     for (const w of b) if (!inA.has(w)) out.push(w);
-    return Group.ofWorldRanks(Int32Array.from(out), Group.selfOf(group1, group2));
+    return Group.derive(Int32Array.from(out), Group.selfOf(group1, group2), group1, group2);
   }
 
   /** The members of group1 that are also in group2, in their order in group1. */
   static Intersection(group1: Group, group2: Group): Group {
     const a = liveGroup('Intersection', 'group1', group1);
     const inB = new Set(liveGroup('Intersection', 'group2', group2));
-    return Group.ofWorldRanks(a.filter((w) => inB.has(w)), Group.selfOf(group1, group2));
+    return Group.derive(a.filter((w) => inB.has(w)), Group.selfOf(group1, group2), group1, group2);
   }
 
   /** The members of group1 that are not in group2, in their order in group1. */
   static Difference(group1: Group, group2: Group): Group {
     const a = liveGroup('Difference', 'group1', group1);
     const inB = new Set(liveGroup('Difference', 'group2', group2));
-    return Group.ofWorldRanks(a.filter((w) => !inB.has(w)), Group.selfOf(group1, group2));
+    return Group.derive(a.filter((w) => !inB.has(w)), Group.selfOf(group1, group2), group1, group2);
+  }
+
+  /** A group made from `parents`: it belongs to their session, if one does (lineage.ts; GROUP_EMPTY to none). */
+  private static derive(members: Int32Array, self: number, ...parents: Group[]): Group {
+    const made = Group.ofWorldRanks(members, self);
+    return made === GROUP_EMPTY ? made : derived(made, ...parents);
   }
 
   /** The calling process's world rank as the operands know it (GROUP_EMPTY does not). */

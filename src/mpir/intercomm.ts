@@ -8,6 +8,7 @@ import { nextFreeCtx, takeAgreedCtx } from './comm-manage.js';
 import { CONGRUENT, IDENT, SIMILAR, TAG_UB_VALUE, UNEQUAL } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { Group, compareMembers } from './group.js';
+import { derived } from './lineage.js';
 import { runtime } from './runtime.js';
 import type { Request } from './request.js';
 import { type Op, SUM } from './op.js';
@@ -27,8 +28,9 @@ import type { BufSpec, BufSpecV, BufSpecW, InPlace, InfoArg, IntList } from './t
  *
  * Calls of both groups (Dup, Merge, Barrier, Free) run over the union of the groups on the
  * intercommunicator's ctx + 1, ordered canonically (the group whose rank 0 has the lower world
- * rank first) and addressed by union index. Other collectives on an intercommunicator, and
- * Split/Create on it, raise MPI.ERR_UNSUPPORTED_OPERATION: `live` admits only the calls below.
+ * rank first) and addressed by union index. The collectives of MPI-3.1 §5.2.2 and their object
+ * forms work on it (coll/inter.ts, coll/objects.ts); what `live` does not admit (the calls
+ * below), Split and Create on it, scan and exscan among them, raises MPI.ERR_UNSUPPORTED_OPERATION.
  */
 
 /**
@@ -51,6 +53,8 @@ const SUPPORTED = new Set([
   'Message.Iprobe', 'Message.irecv', 'Set_name', 'Dup_with_info', 'Idup', 'Idup_with_info',
   'Get_attr', 'Set_attr', 'Delete_attr', 'Free', 'Disconnect', 'Get_topology', 'Dup', 'Merge', 'Barrier', 'Compare', 'Set_info', 'Get_info',
   'Get_remote_size', 'Get_remote_group', 'Get_group', 'Get_rank', 'Get_size', 'rank', 'size', 'Is_inter', 'Is_intra',
+  // The object forms (coll/objects.ts: over the buffer collectives below, with the remote group).
+  'bcast', 'gather', 'scatter', 'allgather', 'alltoall', 'reduce', 'allreduce',
   ...['barrier', 'bcast', 'gather', 'gatherv', 'scatter', 'scatterv', 'allgather', 'allgatherv', 'alltoall', 'alltoallv',
     'alltoallw', 'reduce', 'allreduce', 'reduce_scatter_block', 'reduce_scatter']
     .flatMap((n) => {
@@ -165,6 +169,8 @@ export class Intercomm extends Comm {
   override Iscan(..._args: unknown[]): Request { return this.noScan('Iscan'); }
   override Exscan(..._args: unknown[]): void { this.noScan('Exscan'); }
   override Iexscan(..._args: unknown[]): Request { return this.noScan('Iexscan'); }
+  override scan(..._args: unknown[]): never { return this.noScan('scan'); }
+  override exscan(..._args: unknown[]): never { return this.noScan('exscan'); }
 
   private noScan(call: string): never {
     return this.fail(call, ErrorClass.ERR_COMM, 'is not defined on an intercommunicator (MPI defines prefix reductions ' +
@@ -176,7 +182,7 @@ export class Intercomm extends Comm {
     const core = super.live(call);
     if (!SUPPORTED.has(call)) {
       this.fail(call, ErrorClass.ERR_UNSUPPORTED_OPERATION, 'is not implemented on an intercommunicator (point-to-point, ' +
-        'Dup, Merge, the buffer collectives, Free and attributes are)');
+        'Dup, Merge, the collectives of MPI-3.1 §5.2.2 and their object forms, Free and attributes are)');
     }
     return core;
   }
@@ -189,7 +195,7 @@ export class Intercomm extends Comm {
   /** The local group. */
   override Get_group(): Group {
     this.live('Get_group');
-    return Group.ofWorldRanks(this.local.worldRanks, this.local.worldRanks[this.local.rank]!);
+    return derived(Group.ofWorldRanks(this.local.worldRanks, this.local.worldRanks[this.local.rank]!), this);
   }
 
   /** The size of the remote group. */
@@ -200,7 +206,7 @@ export class Intercomm extends Comm {
   /** The remote group. */
   Get_remote_group(): Group {
     const core = this.live('Get_remote_group');
-    return Group.ofWorldRanks(core.worldRanks, -1);
+    return derived(Group.ofWorldRanks(core.worldRanks, -1), this);
   }
 
   /** @internal Whether the intercommunicator is still usable (not freed, nor disconnected): Finalize's check. */
@@ -241,7 +247,7 @@ export class Intercomm extends Comm {
   override twin(core: CommCore): this {
     const made = new Intercomm(`intercomm#${core.ctx}`, core, { ...this.local, ctx: core.ctx }, this.localFirst);
     made.Set_errhandler(this.Get_errhandler());
-    return made as this;
+    return derived(made, this) as this;
   }
 
   /** @internal Idup: the local group moves to the agreed context too. */
@@ -292,7 +298,7 @@ export class Intercomm extends Comm {
     const rank = localFirstNow ? this.local.rank : core.size + this.local.rank;
     const merged = new Intracomm(`comm#${ctx}`, { rank, size: n, worldRanks, ctx });
     merged.Set_errhandler(this.Get_errhandler());
-    return merged;
+    return derived(merged, this);
   }
 
   /** The union of both groups, canonical order, on our ctx + 1, addressed by union index. */
@@ -370,7 +376,7 @@ function createIntercomm(this: Intracomm, local_leader: number, peer_comm: Comm,
   const inter = new Intercomm(`intercomm#${ctx}`, { rank: local.rank, size: remoteRanks.length, worldRanks: remoteRanks, ctx },
     { rank: local.rank, size: local.size, worldRanks: local.worldRanks, ctx });
   inter.Set_errhandler(this.Get_errhandler());
-  return inter;
+  return derived(inter, this);
 }
 
 function waitFree(world: World, r: CoreRequest): void {

@@ -1,3 +1,5 @@
+import { type AttachedBuffer, ownBuffer } from './bsend.js';
+import type { AttachArg } from './buffer-automatic.js';
 import { describe } from './validate.js';
 import { Errhandler, type ErrhandlerFunction } from './errhandler.js';
 import { drainBeforeStop } from './comm-manage.js';
@@ -5,6 +7,8 @@ import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
 import { Group } from './group.js';
 import { INFO_NULL, Info, checkInfo, getHints, setHints } from './info.js';
+import { belongsTo } from './lineage.js';
+import { Request } from './request.js';
 import { refuseWorkerThread, threadLevelName, THREAD_PROVIDED } from './threads.js';
 import { runtime } from './runtime.js';
 import type { InfoArg } from './types.js';
@@ -79,7 +83,7 @@ export class Session {
   /** The group of a process set's processes (world ranks in ascending order). */
   Create_group(pset_name: string): Group {
     this.check('Create_group');
-    return Group.ofWorldRanks(this.members('Create_group', pset_name), runtime.requireRunning('MPI.Session.Create_group').rank);
+    return belongsTo(Group.ofWorldRanks(this.members('Create_group', pset_name), runtime.requireRunning('MPI.Session.Create_group').rank), this);
   }
 
   /** A new MPI.Info with the session's hints and `thread_level`, the thread support level it has. */
@@ -112,10 +116,43 @@ export class Session {
     this.errhandler.call(this, 'MPI.Session.Call_errhandler', errorcode, runtime.requireRunning('MPI.Session.Call_errhandler').rank);
   }
 
+  /**
+   * MPI-4.1: a buffer (or MPI.BUFFER_AUTOMATIC) for the buffered sends of the communicators made
+   * from this session's groups that have none of their own.
+   */
+  Attach_buffer(buf: AttachArg): void {
+    this.buffered('Attach_buffer', (b) => b.attach(buf));
+  }
+
+  /** Waits until the messages buffered in the session's buffer have left, then returns it (null if none). */
+  Detach_buffer(): AttachArg | null {
+    return this.buffered('Detach_buffer', (b) => b.detach('MPI.Session.Detach_buffer'));
+  }
+
+  /** Waits until the messages buffered in the session's buffer have left; it stays attached. */
+  Flush_buffer(): void {
+    this.buffered('Flush_buffer', (b) => b.flush('MPI.Session.Flush_buffer'));
+  }
+
+  /** A request that completes once the messages buffered so far in the session's buffer have left. */
+  Iflush_buffer(): Request {
+    return this.buffered('Iflush_buffer', (b) => new Request(b.iflush('MPI.Session.Iflush_buffer'), null));
+  }
+
+  private buffered<T>(call: string, fn: (buffer: AttachedBuffer) => T): T {
+    this.check(call);
+    try {
+      return fn(ownBuffer(this));
+    } catch (e) {
+      if (e instanceof MPIException) this.fail(call, e.error_class, e.message);
+      throw e;
+    }
+  }
+
   /** @internal Group.Create_from_session_pset: the group, errors named after that call. */
   groupFor(call: string, pset: unknown): Group {
     if (!this.live) throw new MPIException(ErrorClass.ERR_SESSION, `${call}: the session has been finalized`);
-    return Group.ofWorldRanks(this.members(call, pset, call), runtime.requireRunning(call).rank);
+    return belongsTo(Group.ofWorldRanks(this.members(call, pset, call), runtime.requireRunning(call).rank), this);
   }
 
   private members(call: string, pset: unknown, fullName = `MPI.Session.${call}`): Int32Array {

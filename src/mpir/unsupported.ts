@@ -9,9 +9,6 @@ import { MPIException } from './exception.js';
 export const UNSUPPORTED = {
   /** User data representations of MPI-IO (issue 18): files take native, internal and external32. */
   io: 'user data representations are not implemented; File.Set_view takes native, internal and external32',
-  /** MPI-4.1's buffer of one session: its communicators would each have to know the session they derive from. */
-  sessionBuffers: 'buffers attached to a session (MPI-4.1) are not implemented; attach one to each communicator ' +
-    '(comm.Attach_buffer) or to the process (MPI.Attach_buffer)',
   /** User-Level Failure Mitigation (MPIX_ in MPICH, not in MPI-4). */
   ulfm: 'fault tolerance (ULFM: Revoke, Shrink, Agree, failure acknowledgement) is not implemented',
   /** MPI-4.1's hardware resource query. */

@@ -6,6 +6,7 @@ import { nextFreeCtx, takeAgreedCtx } from '../comm-manage.js';
 import { ErrorClass } from '../error-classes.js';
 import { MPIException } from '../exception.js';
 import { Intercomm } from '../intercomm.js';
+import { derived } from '../lineage.js';
 import { runtime } from '../runtime.js';
 import { bcastFromRoot, gatherAtRoot, receiveFromRoot } from './local-group.js';
 import { acceptOn, connectToPort, openedPort, parsePortName, receiveMessage, sendMessage } from './port.js';
@@ -122,7 +123,7 @@ export function meet(comm: Intracomm, call: string, root: number, side: Side): I
   const inter = new Intercomm(`intercomm#${ctx}`, { rank: local.rank, size: remote.length, worldRanks, ctx },
     { rank: local.rank, size: local.size, worldRanks: local.worldRanks, ctx }, side.kind === 'accept');
   inter.Set_errhandler(comm.Get_errhandler());
-  return inter;
+  return derived(inter, comm);
 }
 
 /** The accepting root: waits for a connection that presents the port's secret, answers it. */

@@ -1,6 +1,7 @@
 import { describe } from '../buffer.js';
 import type { Comm, Intracomm } from '../comm.js';
 import { ErrorClass } from '../error-classes.js';
+import { derived } from '../lineage.js';
 
 /**
  * What the topology modules share: reading integer-list arguments, and the error handler a new
@@ -23,5 +24,5 @@ export function intArray(comm: Comm, call: string, what: string, x: unknown, err
 /** A topology communicator made from `parent` takes its error handler. */
 export function adopt<T extends Intracomm>(parent: Comm, made: T): T {
   made.Set_errhandler(parent.Get_errhandler());
-  return made;
+  return derived(made, parent);
 }

@@ -123,7 +123,9 @@ if (size < 2) {
   t.throws(() => inter.Bcast(new Int32Array(1), 99), MPI.ERR_ROOT, /MPI.ROOT at the root/, 'a root beyond the remote group');
   t.throws(() => inter.Allreduce(MPI.IN_PLACE, new Int32Array(1)), MPI.ERR_BUFFER, /IN_PLACE is not allowed/,
     'IN_PLACE on an intercommunicator');
-  t.throws(() => inter.bcast(1, 0), MPI.ERR_UNSUPPORTED_OPERATION, /intercommunicator/, 'object bcast on an intercommunicator');
+  t.throws(() => inter.scan(1), MPI.ERR_COMM, /scan: is not defined on an intercommunicator/, 'object scan on an intercommunicator');
+  t.throws(() => inter.bcast(1, 99), MPI.ERR_ROOT, /bcast: root 99 is neither MPI\.ROOT, MPI\.PROC_NULL nor a rank of the remote group/,
+    'object bcast to a root beyond the remote group');
   t.throws(() => inter.Send(new Int32Array(1), inter.Get_remote_size()), MPI.ERR_RANK, /out of range/, 'a rank beyond the remote group');
   dup.Free();
   inter.Free();
