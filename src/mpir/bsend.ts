@@ -118,7 +118,7 @@ export class AttachedBuffer implements CompletionListener {
   }
 }
 
-/** MPI.Attach_buffer's buffer, used by communicators that have none of their own. */
+/** MPI.Attach_buffer's buffer: for communicators with none of their own and no session's to use. */
 export const processBuffer = new AttachedBuffer('MPI.Attach_buffer or comm.Attach_buffer');
 
 /** Communicators' and sessions' own buffers, made detached on first use. */

@@ -7,8 +7,9 @@ import { Request } from './request.js';
 /**
  * MPI-4.1's buffer of one communicator (§3.6): comm.Attach_buffer(buf), Detach_buffer(),
  * Flush_buffer() and Iflush_buffer(), mpi4py's names. Buffered sends on the communicator use its
- * buffer while one is attached, MPI.Attach_buffer's otherwise; a duplicate or a communicator
- * split from it starts without one. Freeing the communicator lets the messages in flight finish
+ * buffer while one is attached, else the buffer of the session it derives from, else
+ * MPI.Attach_buffer's (bsend.ts: bufferFor); a duplicate or a communicator split from it starts
+ * without one. Freeing the communicator lets the messages in flight finish
  * (their copies are tsmpi's, not the buffer's bytes). Errors go through the communicator's
  * handler.
  */

@@ -121,8 +121,9 @@ function Abort(comm: Comm = COMM_WORLD, errorcode = 0): never {
 }
 
 /**
- * Gives MPI a buffer for Bsend/Ibsend on communicators without one of their own (each message
- * needs its size plus MPI.BSEND_OVERHEAD); MPI.BUFFER_AUTOMATIC lets them use what they need.
+ * Gives MPI a buffer for Bsend/Ibsend on communicators without one of their own or of their
+ * session's (each message needs its size plus MPI.BSEND_OVERHEAD); MPI.BUFFER_AUTOMATIC lets them
+ * use what they need.
  */
 function Attach_buffer(buf: AttachArg): void {
   runtime.requireRunning('MPI.Attach_buffer');
