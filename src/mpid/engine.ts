@@ -592,7 +592,12 @@ export class Engine implements PacketSink {
     this.sendControl(r.peer, PKT_CANCEL, r.id, 0);
   }
 
-  private complete(r: Request): void {
+  /**
+   * Marks `r` done: released at once if the user freed it, else its listener told. The layer
+   * above completes its generalized requests (kind GREQ: schedules, Isendrecv's pair, Grequest,
+   * Iflush_buffer, file accesses, partitioned rounds) here too.
+   */
+  complete(r: Request): void {
     r.state = STATE_DONE;
     r.keep = null;
     if (r.userFreed) this.requests.release(r);

@@ -109,10 +109,7 @@ export class AttachedBuffer implements CompletionListener {
         waiting.push(f);
         continue;
       }
-      const r = f.request;
-      r.state = STATE_DONE;
-      if (r.userFreed) engine.requests.release(r);
-      else if (r.listener !== null) r.listener.requestDone(r);
+      engine.complete(f.request);
     }
     this.flushes = waiting;
   }

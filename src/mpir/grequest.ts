@@ -1,4 +1,4 @@
-import { KIND_GREQ, STATE_DONE, type CoreRequest } from '../mpid/index.js';
+import { KIND_GREQ, type CoreRequest } from '../mpid/index.js';
 import { ANY_SOURCE, ANY_TAG } from './constants.js';
 import { ErrorClass } from './error-classes.js';
 import { MPIException } from './exception.js';
@@ -75,16 +75,11 @@ export class Grequest extends Request<unknown> {
     const world = runtime.requireRunning(call);
     if (this.completed) raise(call, ErrorClass.ERR_REQUEST, 'the generalized request is already complete (Complete was called before)');
     this.completed = true;
-    const g = this.greq;
-    g.state = STATE_DONE;
-    if (g.userFreed) {
-      // Freed before it was complete: nothing will wait for it, so its free_fn runs now.
-      world.engine.requests.release(g);
-      this.callback(call, this.freeFn, []);
-      return;
-    }
-    if (g.listener !== null) g.listener.requestDone(g);
-    world.progress.wakeAwaiters();
+    const freed = this.greq.userFreed;
+    world.engine.complete(this.greq);
+    // Freed before it was complete: nothing will wait for it, so its free_fn runs now.
+    if (freed) this.callback(call, this.freeFn, []);
+    else world.progress.wakeAwaiters();
   }
 
   /** mpi4py's complete: Complete, with the value wait() and await yield. */

@@ -67,9 +67,7 @@ class Pair implements CompletionListener {
       g.statusCount = 0;
     }
     if (this.send !== null) this.engine.free(this.send);
-    g.state = STATE_DONE;
-    if (g.userFreed) this.engine.requests.release(g);
-    else if (g.listener !== null) g.listener.requestDone(g);
+    this.engine.complete(g);
   }
 }
 

@@ -125,9 +125,7 @@ abstract class Partitioned extends Prequest implements CompletionListener {
     const g = this.round!;
     this.round = null;
     g.statusCount = this.buf.bytes;
-    g.state = STATE_DONE;
-    if (g.userFreed) this.engine.requests.release(g);
-    else if (g.listener !== null) g.listener.requestDone(g);
+    this.engine.complete(g);
   }
 
   /** Posts one partition message and counts it (it may be complete already). */

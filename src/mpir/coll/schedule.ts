@@ -214,9 +214,7 @@ export class Schedule {
   private finish(): void {
     this.done = true;
     const r = this.request;
-    r.state = STATE_DONE;
-    if (r.userFreed) this.engine.requests.release(r);
-    else if (r.listener !== null) r.listener.requestDone(r);
+    this.engine.complete(r);
   }
 }
 

@@ -1,4 +1,4 @@
-import { KIND_GREQ, STATE_DONE, type CoreRequest } from '../../mpid/index.js';
+import { KIND_GREQ, type CoreRequest } from '../../mpid/index.js';
 import { Request } from '../request.js';
 import { runtime } from '../runtime.js';
 import type { Status } from '../status.js';
@@ -103,11 +103,7 @@ export class CollectiveFileRequest extends Request {
         this.error = e;
       }
     }
-    const r = this.core as CoreRequest;
-    r.state = STATE_DONE;
-    const engine = runtime.requireRunning('File').engine;
-    if (r.userFreed) engine.requests.release(r);
-    else if (r.listener !== null) r.listener.requestDone(r);
+    runtime.requireRunning('File').engine.complete(this.core as CoreRequest);
   }
 
   protected override finish(status: Status | undefined, call: string): void {

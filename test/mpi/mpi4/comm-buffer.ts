@@ -7,6 +7,7 @@
  * sends, and the errors.
  */
 import { MPI } from '../../../src/index.js';
+import { heldMessages } from '../util/held-messages.js';
 import { MTest } from '../util/mtest.js';
 
 const t = new MTest();
@@ -16,11 +17,8 @@ const { rank, size } = world;
 world.Set_errhandler(MPI.ERRORS_RETURN);
 const right = (rank + 1) % size;
 const left = (rank + size - 1) % size;
-/** Above TSMPI_EAGER_MAX (128 KiB): a buffered copy stays in flight until the receiver matches it. */
 const BIG = 200 * 1024 + 3;
-const charge = (n: number): number => n + MPI.BSEND_OVERHEAD;
-const big = (seed: number): Uint8Array => Uint8Array.from({ length: BIG }, (_, i) => (i * 7 + seed) & 0xff);
-const intact = (b: Uint8Array, seed: number): boolean => b.every((v, i) => v === ((i * 7 + seed) & 0xff));
+const { charge, make: big, intact } = heldMessages(BIG, 7);
 
 const comm = world.Dup();
 comm.Set_errhandler(MPI.ERRORS_RETURN);

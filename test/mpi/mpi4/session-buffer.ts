@@ -6,6 +6,7 @@
  * rendezvous-sized messages held in flight, Iflush_buffer, Detach_buffer, and the errors.
  */
 import { MPI, type Intracomm } from '../../../src/index.js';
+import { heldMessages } from '../util/held-messages.js';
 import { MTest } from '../util/mtest.js';
 
 const t = new MTest();
@@ -15,11 +16,8 @@ const { rank, size } = world;
 world.Set_errhandler(MPI.ERRORS_RETURN);
 const right = (rank + 1) % size;
 const left = (rank + size - 1) % size;
-/** Above TSMPI_EAGER_MAX (128 KiB): a buffered copy stays in flight until the receiver matches it. */
 const BIG = 150 * 1024 + 5;
-const charge = (n: number): number => n + MPI.BSEND_OVERHEAD;
-const big = (seed: number): Uint8Array => Uint8Array.from({ length: BIG }, (_, i) => (i * 5 + seed) & 0xff);
-const intact = (b: Uint8Array, seed: number): boolean => b.every((v, i) => v === ((i * 5 + seed) & 0xff));
+const { charge, make: big, intact } = heldMessages(BIG, 5);
 const into = new Uint8Array(BIG);
 const returns = (c: Intracomm): Intracomm => {
   c.Set_errhandler(MPI.ERRORS_RETURN);
